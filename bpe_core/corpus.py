@@ -1,0 +1,62 @@
+"""Corpus input: raw text or a word-frequency mapping -> distinct pre-tokens with counts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from .errors import EmptyCorpusError
+from .pretokenize import pretokenize, split_special
+
+Corpus = str | Mapping[str, int]
+"""What :func:`bpe_core.train` accepts: raw text, or ``{word: frequency}``."""
+
+
+def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str] = ()) -> dict[str, int]:
+    """Count the distinct pre-tokens of a corpus, in order of first appearance.
+
+    Args:
+        corpus: raw text, cut by ``pretokenizer`` after special tokens are taken
+            out (special tokens are never learned from); or a mapping
+            ``{pre-token: frequency}`` that is taken as already pre-tokenized
+            (each key is one pre-token; insertion order is kept), the form
+            textbooks use (``{"low": 5, "lower": 2}``).
+        pretokenizer: a name from :data:`bpe_core.pretokenize.PRETOKENIZERS`.
+        special_tokens: literal strings to cut out of raw text.
+
+    Returns:
+        ``{pre-token: count}`` in order of first appearance; counts are >= 1.
+
+    Raises:
+        TypeError: ``corpus`` is neither ``str`` nor a mapping (``bytes`` must
+            be decoded first), or a mapping has a non-str key or a non-int count.
+        ValueError: a mapping count is below 1.
+        EmptyCorpusError: no pre-token remains (empty text, only whitespace,
+            only special tokens, or an empty mapping).
+    """
+    if isinstance(corpus, (bytes, bytearray)):
+        raise TypeError("the corpus is bytes; decode it to str first (e.g. data.decode('utf-8'))")
+    if isinstance(corpus, str):
+        counts: Counter[str] = Counter()
+        for piece, special in split_special(corpus, special_tokens):
+            if not special:
+                counts.update(pretokenize(piece, pretokenizer))
+        result = dict(counts)
+    elif isinstance(corpus, Mapping):
+        result = {}
+        for word, freq in corpus.items():
+            if not isinstance(word, str):
+                raise TypeError(f"word-frequency keys must be str, got {type(word).__name__}: {word!r}")
+            if isinstance(freq, bool) or not isinstance(freq, int):
+                raise TypeError(f"the frequency of {word!r} must be an int, got {type(freq).__name__}")
+            if freq < 1:
+                raise ValueError(f"the frequency of {word!r} must be at least 1, got {freq}")
+            if word:
+                result[word] = result.get(word, 0) + freq
+    else:
+        raise TypeError(f"corpus must be str or a mapping of word -> count, not {type(corpus).__name__}")
+    if not result:
+        raise EmptyCorpusError(
+            "the corpus has no words to learn from: it is empty, or holds only whitespace or special tokens"
+        )
+    return result

@@ -1,0 +1,821 @@
+"""Encoding and decoding with a learned merge table, with a rule-by-rule trace.
+
+Pipeline (the order Hugging Face ``tokenizers`` names): special tokens are cut
+out (only the ones explicitly allowed, as tiktoken does), the pre-tokenizer cuts
+the rest into chunks, each chunk is spelled in base symbols (with the
+end-of-word marker, and with ``<unk>`` or ``<0xNN>`` byte fallback for
+characters the alphabet never saw), then merge rules are applied:
+
+``order="rank"``
+    Repeatedly find the adjacent pair with the lowest merge rank and merge all
+    its occurrences, left to right without overlap; stop when no adjacent pair
+    has a rule. This is GPT-2's ``encoder.py`` ``bpe()``; tiktoken and Hugging
+    Face give the same result on any table where each token is formed once.
+``order="sequential"``
+    One pass over the merge table in learned order, each rule applied to all
+    its occurrences (the loop of Sennrich et al. 2016, Algorithm 1, replayed on
+    new text). A rule is never revisited, so when a token can be built by two
+    routes the two orders can disagree.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+from .byte_level import unicode_to_bytes
+from .errors import MergeTableError, OptionError, TokenIdError
+from .pretokenize import REGEX_PATTERNS, check_pretokenizer, compiled_pattern, pretokenize, split_special
+from .symbols import END_OF_WORD, MARKER, SHIFT, UNITS, SymbolTable, check_option, utf8
+from .trace import (
+    BlockedRule,
+    EncodeTrace,
+    Fallback,
+    OrderDifference,
+    PieceTrace,
+    RoundTrip,
+    RuleApplication,
+    TrainConfig,
+)
+
+ORDERS: dict[str, str] = {
+    "rank": "Repeatedly merge the lowest-rank adjacent pair (GPT-2 encoder.py, tiktoken, Hugging Face).",
+    "sequential": "Apply the merge table once, rule by rule in learned order (the textbook training loop).",
+}
+"""Every merge order with a one-line description."""
+
+FALLBACKS: dict[str, str] = {
+    "keep": "An unseen character stays a symbol of its own, as subword-nmt apply_bpe does (it gets a new id).",
+    "unk": "An unseen character becomes the single token <unk>.",
+    "bytes": "An unseen character is spelled as its UTF-8 bytes, <0xF0> <0x9F> ... (SentencePiece, Llama).",
+}
+"""Every fallback for characters outside a char-level alphabet."""
+
+UNK = "<unk>"
+_INF = 1 << 62
+_LONG = 128
+"""Chunks with more symbols than this use the heap-based merge loop."""
+_TRACE_SYMBOLS = 512
+"""Rule applications on longer pieces record positions but not the whole before/after spelling."""
+_CACHE_LIMIT = 200_000
+
+AllowedSpecial = Literal["all"] | Iterable[str]
+
+
+class Tokenizer:
+    """A BPE tokenizer: a merge table plus the settings needed to apply it.
+
+    Build one with :func:`bpe_core.train` (``result.tokenizer``) or
+    :meth:`from_merges`. Ids follow the vocabulary: special tokens, base
+    alphabet, merges, then fallback tokens (``<unk>`` or the 256 ``<0xNN>``).
+    """
+
+    def __init__(
+        self,
+        table: SymbolTable,
+        merge_ids: Sequence[tuple[int, int, int]],
+        *,
+        pretokenizer: str,
+        fallback: str = "keep",
+        pattern: str | None = None,
+        name: str = "",
+    ) -> None:
+        """Low-level constructor; prefer :meth:`from_merges` or ``train(...).tokenizer``.
+
+        Args:
+            table: the symbol table (copied; fallback tokens are added to the copy).
+            merge_ids: ``(left_id, right_id, new_id)`` per merge, in rank order.
+            pretokenizer: a name from :data:`bpe_core.pretokenize.PRETOKENIZERS`.
+            fallback: ``"keep"``, ``"unk"`` or ``"bytes"``: what a char-unit
+                tokenizer does with a character outside its alphabet (see
+                :data:`FALLBACKS`). ``"keep"`` appends the character to the
+                vocabulary when it is first met, so its id depends on the order
+                in which new characters were seen.
+            pattern: a split pattern replacing the default of ``gpt2``/``gpt4``.
+            name: a label for the UI.
+
+        Raises:
+            OptionError: unknown pre-tokenizer or fallback.
+            MergeTableError: a pair appears twice in the table.
+        """
+        check_pretokenizer(pretokenizer)
+        check_option("fallback", fallback, FALLBACKS)
+        self.pretokenizer = pretokenizer
+        self.pattern = pattern if pattern is not None else REGEX_PATTERNS.get(pretokenizer)
+        self.fallback = fallback
+        self.name = name
+        self.table = table.copy()
+        self.unit = table.unit
+        self.end_of_word = table.end_of_word
+        self.merge_ids = list(merge_ids)
+        self.pair_rank: dict[int, int] = {}
+        for rank, (a, b, _new) in enumerate(self.merge_ids):
+            key = a * SHIFT + b
+            if key in self.pair_rank:
+                first = self.pair_rank[key]
+                raise MergeTableError(
+                    f"merge rule {rank} {self._pair(a, b)} repeats rule {first}; each pair may appear once"
+                )
+            self.pair_rank[key] = rank
+        self.num_learned = len(self.table)
+        self.unk_id: int | None = None
+        self.byte_fallback_ids: list[int] = []
+        if self.unit == "char":
+            if fallback == "keep":
+                pass
+            elif fallback == "unk":
+                self.unk_id = self.table.special_ids.get(UNK)
+                if self.unk_id is None:
+                    self.unk_id = self.table.add_token(UNK, "\ufffd".encode())
+            else:
+                self.byte_fallback_ids = [self.table.add_token(f"<0x{b:02X}>", bytes([b])) for b in range(256)]
+        self._caches: dict[str, dict[str, tuple[int, ...]]] = {"rank": {}, "sequential": {}}
+        self._by_left: dict[int, list[tuple[int, int]]] | None = None
+        self._lookup: dict[str, int] | None = None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def _from_training(
+        cls, table: SymbolTable, merge_ids: Sequence[tuple[int, int, int]], config: TrainConfig
+    ) -> Tokenizer:
+        """The tokenizer for a finished training run (used by :func:`bpe_core.train`)."""
+        return cls(table, merge_ids, pretokenizer=config.pretokenizer, name="trained")
+
+    @classmethod
+    def from_merges(
+        cls,
+        merges: Iterable[tuple[str, str]],
+        *,
+        pretokenizer: str = "whitespace_eow",
+        unit: str = "char",
+        end_of_word: str = "separate",
+        special_tokens: Iterable[str] = (),
+        fallback: str = "keep",
+        alphabet: Iterable[str] = (),
+        pattern: str | None = None,
+        name: str = "",
+    ) -> Tokenizer:
+        """Build a tokenizer from a hand-written or imported merge table.
+
+        Args:
+            merges: ``[(left, right), ...]`` in rank order, as display strings.
+                With ``whitespace_eow`` the string ``</w>`` denotes the marker:
+                a symbol of its own (``separate``) or the end of a base symbol
+                ``r</w>`` (``attached``). Byte-unit symbols use GPT-2's
+                byte-to-unicode characters (``Ġ``).
+            pretokenizer, unit, end_of_word: as for :func:`bpe_core.train`.
+            special_tokens: special tokens, given the first ids.
+            fallback: ``"keep"`` (default), ``"unk"`` or ``"bytes"``, for
+                characters outside a char-level alphabet (see :data:`FALLBACKS`).
+            alphabet: char unit: base characters beyond those the merges use.
+            pattern: replacement split pattern for ``gpt2``/``gpt4``.
+            name: a label.
+
+        Returns:
+            A tokenizer whose ids are: special tokens, alphabet (sorted by code
+            point, or the 256 bytes in byte order), marker symbols, then one id
+            per new token string in rule order (a rule whose result string
+            already exists reuses that id, as Hugging Face does).
+
+        Raises:
+            MergeTableError: a rule is not a pair of non-empty strings, a rule
+                names a symbol no earlier rule formed (naming the rule), or a
+                byte-unit symbol is outside the byte-level alphabet.
+            OptionError: unknown option values.
+        """
+        check_pretokenizer(pretokenizer)
+        check_option("unit", unit, UNITS)
+        check_option("end_of_word", end_of_word, END_OF_WORD)
+        eow = end_of_word if pretokenizer == "whitespace_eow" else None
+        rules = _check_rules(merges)
+        chars: set[str] = set(alphabet)
+        byte_chars = unicode_to_bytes()
+
+        def base_char(part: str) -> str | None:
+            """The single character a base-symbol string stands for, or None."""
+            core = part[: -len(MARKER)] if eow == "attached" and part.endswith(MARKER) else part
+            if len(core) == 1 and (eow != "separate" or part != MARKER):
+                return core
+            return None
+
+        # First pass: find the alphabet and check that every symbol is formed before use.
+        known: set[str] = set()
+        if eow == "separate":
+            known.add(MARKER)
+        for rank, (left, right) in enumerate(rules):
+            for part in (left, right):
+                if part in known:
+                    continue
+                ch = base_char(part)
+                if ch is None:
+                    raise MergeTableError(
+                        f"merge rule {rank} ({left!r}, {right!r}): symbol {part!r} is neither a base "
+                        "symbol nor formed by an earlier rule"
+                    )
+                if unit == "byte" and ch not in byte_chars:
+                    raise MergeTableError(
+                        f"merge rule {rank} ({left!r}, {right!r}): {ch!r} is not in the byte-level "
+                        "alphabet (GPT-2 byte-to-unicode characters)"
+                    )
+                if unit == "char":
+                    chars.add(ch)
+                known.add(part)
+            known.add(left + right)
+        finals: set[str | int] = set()
+        if eow == "attached":
+            finals = set(range(256)) if unit == "byte" else set(chars)
+        table = SymbolTable(unit, eow, special_tokens, chars=chars, final_units=finals)
+        lookup: dict[str, int] = {}
+        for i in range(table.num_special, len(table)):
+            lookup.setdefault(table.strings[i], i)
+        merge_ids = []
+        for left, right in rules:
+            a, b = lookup[left], lookup[right]
+            new = lookup.get(left + right)
+            if new is None:
+                new = table.add_merge(a, b)
+                lookup[left + right] = new
+            merge_ids.append((a, b, new))
+        return cls(table, merge_ids, pretokenizer=pretokenizer, fallback=fallback, pattern=pattern, name=name)
+
+    # ------------------------------------------------------------------ views
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_caches"] = {"rank": {}, "sequential": {}}
+        state["_by_left"] = None
+        state["_lookup"] = None
+        return state
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of ids, fallback tokens included."""
+        return len(self.table)
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Token string -> id (if two ids share a string, the first keeps it)."""
+        return {s: i for i, s in reversed(list(enumerate(self.table.strings)))}
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merge table as display strings, in rank order."""
+        s = self.table.strings
+        return [(s[a], s[b]) for a, b, _ in self.merge_ids]
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """Special token -> id."""
+        return dict(self.table.special_ids)
+
+    def id_to_token(self, token_id: int) -> str:
+        """The display string of ``token_id``.
+
+        Raises:
+            TokenIdError: the id is outside ``0 .. vocab_size - 1``.
+        """
+        self._check_id(token_id)
+        return self.table.strings[token_id]
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes ``token_id`` decodes to (a per-token byte view for the UI).
+
+        Raises:
+            TokenIdError: the id is outside the vocabulary.
+        """
+        self._check_id(token_id)
+        return self.table.data[token_id]
+
+    def is_partial_utf8(self, token_id: int) -> bool:
+        """True when the token's bytes are not valid UTF-8 on their own (a cut character)."""
+        try:
+            self.token_bytes(token_id).decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return False
+
+    def _check_id(self, token_id: object) -> None:
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.table):
+            raise TokenIdError(f"token id {token_id!r} is out of range: valid ids are 0..{len(self.table) - 1}")
+
+    def _pair(self, a: int, b: int) -> str:
+        return f"({self.table.strings[a]!r}, {self.table.strings[b]!r})"
+
+    # ------------------------------------------------------------------ encoding
+
+    def _chunks(self, text: str) -> list[str]:
+        if self.pattern is not None and self.pretokenizer in REGEX_PATTERNS:
+            return compiled_pattern(self.pattern).findall(text)
+        return pretokenize(text, self.pretokenizer)
+
+    def _split(self, text: str, allowed_special: AllowedSpecial) -> list[tuple[str, bool]]:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        if allowed_special == "all":
+            allowed: list[str] = list(self.table.special_ids)
+        else:
+            if isinstance(allowed_special, str):
+                raise TypeError('allowed_special must be "all" or a collection of strings')
+            allowed = list(allowed_special)
+            unknown = [s for s in allowed if s not in self.table.special_ids]
+            if unknown:
+                raise OptionError(f"allowed_special names tokens that are not special tokens: {unknown!r}")
+        return split_special(text, allowed)
+
+    def _spell(self, chunk: str, fallbacks: list[tuple[int, str, str]] | None = None) -> list[int]:
+        """Base symbols of a chunk, with fallback for unknown characters and the marker."""
+        table = self.table
+        try:
+            syms = table.base_units(chunk)
+        except KeyError:
+            syms = []
+            ids = table.char_ids
+            for k, ch in enumerate(chunk):
+                i = ids.get(ch)
+                if i is not None:
+                    syms.append(i)
+                elif self.fallback == "keep":
+                    syms.append(self._add_char(ch))
+                    if fallbacks is not None:
+                        fallbacks.append((k, ch, "kept"))
+                elif self.unk_id is not None:
+                    syms.append(self.unk_id)
+                    if fallbacks is not None:
+                        fallbacks.append((k, ch, "unk"))
+                else:
+                    syms.extend(self.byte_fallback_ids[b] for b in utf8(ch))
+                    if fallbacks is not None:
+                        fallbacks.append((k, ch, "bytes"))
+        except UnicodeEncodeError as exc:
+            raise OptionError(
+                f"text holds a lone surrogate {exc.object[exc.start]!r}, which has no UTF-8 bytes"
+            ) from None
+        if self.end_of_word == "separate":
+            syms.append(table.marker_id)  # type: ignore[arg-type]
+        elif self.end_of_word == "attached" and syms:
+            twin = table.final_ids.get(syms[-1])
+            if twin is not None:
+                syms[-1] = twin
+            elif table.char_ids.get(table.strings[syms[-1]]) != syms[-1]:
+                pass  # the last symbol is already a fallback token (<unk>, <0xNN>)
+            elif self.fallback == "keep":
+                syms[-1] = self._add_twin(syms[-1])
+            else:
+                # a known character that never ended a word in training has no marker twin
+                ch = chunk[-1]
+                if self.unk_id is not None:
+                    syms[-1] = self.unk_id
+                    kind = "unk"
+                else:
+                    syms[-1:] = [self.byte_fallback_ids[b] for b in utf8(ch)]
+                    kind = "bytes"
+                if fallbacks is not None:
+                    fallbacks.append((len(chunk) - 1, ch, kind))
+        return syms
+
+    def _add_char(self, ch: str) -> int:
+        """Give an unseen character a base symbol of its own (fallback ``"keep"``)."""
+        i = self.table.add_token(ch, utf8(ch))
+        self.table.char_ids[ch] = i
+        self._lookup = None
+        return i
+
+    def _add_twin(self, base: int) -> int:
+        """Give a base symbol its end-of-word twin ``c</w>`` (fallback ``"keep"``)."""
+        t = self.table
+        twin = t.add_token(t.strings[base] + MARKER, t.data[base] + b" ", ends_word=True)
+        t.final_ids[base] = twin
+        self._lookup = None
+        return twin
+
+    def _merge(
+        self, syms: list[int], order: str, record: list | None = None, start: int = 0, stop: int = _INF
+    ) -> list[int]:
+        """Apply the merge rules to one chunk's symbols (see the module docstring).
+
+        ``start``/``stop`` (sequential order only) restrict the pass to ranks
+        ``start <= rank < stop``; ``record`` collects ``(rank, sites, before, after)``.
+        """
+        if len(syms) > _LONG and record is None:
+            return self._merge_long(syms, order, start, stop)
+        ranks = self.pair_rank
+        merges = self.merge_ids
+        last = start - 1
+        sequential = order == "sequential"
+        while len(syms) > 1:
+            get = ranks.get
+            if sequential:
+                best = _INF
+                for x, y in zip(syms, syms[1:]):
+                    r = get(x * SHIFT + y, _INF)
+                    if last < r < best:
+                        best = r
+                if best >= stop:
+                    break
+            else:
+                best = min([get(x * SHIFT + y, _INF) for x, y in zip(syms, syms[1:])])
+            if best == _INF:
+                break
+            a, b, new = merges[best]
+            out: list[int] = []
+            sites: list[int] = []
+            i = 0
+            n = len(syms)
+            while i < n:
+                if syms[i] == a and i + 1 < n and syms[i + 1] == b:
+                    out.append(new)
+                    sites.append(i)
+                    i += 2
+                else:
+                    out.append(syms[i])
+                    i += 1
+            if record is not None:
+                record.append((best, tuple(sites), syms, out))
+            syms = out
+            last = best
+        return syms
+
+    def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = _INF) -> list[int]:
+        """The same as :meth:`_merge` in O(n log n), for long chunks (linked list + heap)."""
+        ranks = self.pair_rank
+        merges = self.merge_ids
+        n = len(syms)
+        sym = list(syms)
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        prv = list(range(-1, n - 1))
+        heap = []
+        for i in range(n - 1):
+            r = ranks.get(sym[i] * SHIFT + sym[i + 1])
+            if r is not None:
+                heap.append((r, i))
+        heapq.heapify(heap)
+        last = start - 1
+        sequential = order == "sequential"
+        while heap:
+            r = heap[0][0]
+            if sequential and r >= stop:
+                break
+            batch = []
+            while heap and heap[0][0] == r:
+                batch.append(heapq.heappop(heap)[1])
+            if sequential and r <= last:
+                continue
+            a, b, new = merges[r]
+            pushes = []
+            for i in batch:  # ascending positions: left to right
+                j = nxt[i]
+                if sym[i] != a or j < 0 or sym[j] != b:
+                    continue
+                n2 = nxt[j]
+                sym[i] = new
+                sym[j] = -1
+                nxt[i] = n2
+                if n2 >= 0:
+                    prv[n2] = i
+                pushes.append(i)
+            last = r
+            for i in pushes:
+                if sym[i] != new:
+                    continue
+                p = prv[i]
+                if p >= 0 and sym[p] >= 0:
+                    rr = ranks.get(sym[p] * SHIFT + new)
+                    if rr is not None:
+                        heapq.heappush(heap, (rr, p))
+                j = nxt[i]
+                if j >= 0:
+                    rr = ranks.get(new * SHIFT + sym[j])
+                    if rr is not None:
+                        heapq.heappush(heap, (rr, i))
+            # entries whose symbols changed are dropped when popped (the check above)
+        out = []
+        i = 0
+        while i != -1:
+            out.append(sym[i])
+            i = nxt[i]
+        return out
+
+    def replay(self, symbols: Sequence[str] | str, stop: int, start: int = 0) -> tuple[str, ...]:
+        """Apply merge rules ``start .. stop - 1`` in learned order to a word, as training did.
+
+        Args:
+            symbols: a pre-token's text (spelled in base symbols here, with the
+                end-of-word marker), or a segmentation previously returned by
+                this method.
+            stop: one past the last rank to apply.
+            start: the first rank to apply (the segmentation must already
+                reflect ranks below it).
+
+        Returns:
+            The segmentation as token strings.
+        """
+        if isinstance(symbols, str):
+            ids = self._spell(symbols)
+        else:
+            lookup = self._string_ids()
+            ids = [lookup[s] for s in symbols]
+        strings = self.table.strings
+        return tuple(strings[i] for i in self._merge(ids, "sequential", start=start, stop=stop))
+
+    def _string_ids(self) -> dict[str, int]:
+        """Token string -> id, the first id winning (as :attr:`vocab`), cached."""
+        if self._lookup is None:
+            self._lookup = self.vocab
+        return self._lookup
+
+    def _encode_chunk(self, chunk: str, order: str) -> tuple[int, ...]:
+        cache = self._caches[order]
+        ids = cache.get(chunk)
+        if ids is None:
+            ids = tuple(self._merge(self._spell(chunk), order))
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[chunk] = ids
+        return ids
+
+    def encode(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> list[int]:
+        """Encode text to token ids.
+
+        Args:
+            text: any ``str`` (empty gives ``[]``).
+            order: ``"rank"`` (default) or ``"sequential"``; see the module docstring.
+            allowed_special: special tokens to recognise in the text (``"all"``
+                for every one). Text that merely looks like a special token is
+                otherwise encoded as ordinary text, as tiktoken does.
+
+        Returns:
+            The token ids.
+
+        Raises:
+            OptionError: unknown order, an ``allowed_special`` that is not a
+                special token, or (byte unit) a lone surrogate in the text.
+            TypeError: ``text`` is not a ``str``.
+        """
+        check_option("order", order, ORDERS)
+        out: list[int] = []
+        special_ids = self.table.special_ids
+        cache = self._caches[order]
+        for piece, special in self._split(text, allowed_special):
+            if special:
+                out.append(special_ids[piece])
+                continue
+            for chunk in self._chunks(piece):
+                ids = cache.get(chunk)
+                if ids is None:
+                    ids = self._encode_chunk(chunk, order)
+                out.extend(ids)
+        return out
+
+    def tokenize(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> list[str]:
+        """Encode text and return the token strings instead of ids (same arguments as :meth:`encode`)."""
+        strings = self.table.strings
+        return [strings[i] for i in self.encode(text, order=order, allowed_special=allowed_special)]
+
+    def encode_with_trace(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> EncodeTrace:
+        """Encode text and record every rule application, blocked rule and fallback.
+
+        Arguments are those of :meth:`encode`; the ids in the returned trace
+        equal ``encode(text, ...)``. Pieces longer than 512 symbols record the
+        positions of each rule application but not the whole spelling.
+
+        Returns:
+            An :class:`~bpe_core.trace.EncodeTrace`.
+        """
+        check_option("order", order, ORDERS)
+        strings = self.table.strings
+        pieces: list[PieceTrace] = []
+        offset = 0
+        for piece, special in self._split(text, allowed_special):
+            if special:
+                sid = self.table.special_ids[piece]
+                pieces.append(PieceTrace(piece, offset, True, (piece,), (), (), (), (piece,), (sid,)))
+                offset += len(piece)
+                continue
+            cursor = 0
+            for chunk in self._chunks(piece):
+                at = piece.find(chunk, cursor)
+                start = offset + (at if at >= 0 else cursor)
+                if at >= 0:
+                    cursor = at + len(chunk)
+                pieces.append(self._trace_chunk(chunk, start, order, strings))
+            offset += len(piece)
+        return EncodeTrace(text=text, order=order, pieces=tuple(pieces))
+
+    def _trace_chunk(self, chunk: str, start: int, order: str, strings: list[str]) -> PieceTrace:
+        raw_fallbacks: list[tuple[int, str, str]] = []
+        initial = self._spell(chunk, raw_fallbacks)
+        record: list[tuple[int, tuple[int, ...], list[int], list[int]]] = []
+        final = self._merge(list(initial), order, record)
+        full = len(initial) <= _TRACE_SYMBOLS
+        steps = []
+        for rank, sites, before, after in record:
+            a, b, new = self.merge_ids[rank]
+            steps.append(
+                RuleApplication(
+                    rank=rank,
+                    pair=(strings[a], strings[b]),
+                    token=strings[new],
+                    positions=sites,
+                    before=tuple(strings[s] for s in before) if full else (),
+                    after=tuple(strings[s] for s in after) if full else (),
+                )
+            )
+        return PieceTrace(
+            text=chunk,
+            start=start,
+            special=False,
+            initial=tuple(strings[s] for s in initial),
+            steps=tuple(steps),
+            blocked=self._blocked(final),
+            fallbacks=self._fallbacks(chunk, final, raw_fallbacks),
+            tokens=tuple(strings[s] for s in final),
+            ids=tuple(final),
+        )
+
+    def _blocked(self, final: list[int]) -> tuple[BlockedRule, ...]:
+        """Rules whose two symbols are both in ``final`` but never next to each other."""
+        if self._by_left is None:
+            by_left: dict[int, list[tuple[int, int]]] = {}
+            for rank, (a, b, _new) in enumerate(self.merge_ids):
+                by_left.setdefault(a, []).append((b, rank))
+            self._by_left = by_left
+        strings = self.table.strings
+        present = set(final)
+        adjacent = set(zip(final, final[1:]))
+        out = []
+        for left in dict.fromkeys(final):
+            for right, rank in self._by_left.get(left, ()):
+                if right not in present or (left, right) in adjacent:
+                    continue
+                if left == right and final.count(left) < 2:
+                    continue
+                between: tuple[str, ...] = ()
+                for i, s in enumerate(final):
+                    if s != left:
+                        continue
+                    for j in range(i + 1, len(final)):
+                        if final[j] == right:
+                            between = tuple(strings[x] for x in final[i + 1 : j])
+                            break
+                    if between:
+                        break
+                pair = (strings[left], strings[right])
+                if between:
+                    reason = f"{pair[0]!r} and {pair[1]!r} never met: {' '.join(map(repr, between))} stood between them"
+                else:
+                    reason = f"{pair[1]!r} only comes before {pair[0]!r}, never right after it"
+                out.append(BlockedRule(rank=rank, pair=pair, between=between, reason=reason))
+        out.sort(key=lambda r: r.rank)
+        return tuple(out)
+
+    def _fallbacks(self, chunk: str, final: list[int], raw: list[tuple[int, str, str]]) -> tuple[Fallback, ...]:
+        strings = self.table.strings
+        if self.unit == "char":
+            out = []
+            for offset, ch, kind in raw:
+                if kind == "unk":
+                    tokens: tuple[str, ...] = (UNK,)
+                elif kind == "bytes":
+                    tokens = tuple(f"<0x{b:02X}>" for b in utf8(ch))
+                else:
+                    tokens = (ch,)
+                out.append(Fallback(ch, offset, kind, utf8(ch), tokens, False))
+            return tuple(out)
+        # byte unit: where did each multi-byte character's bytes end up?
+        ends = []
+        pos = 0
+        for s in final:
+            size = len(self.table.data[s]) - (1 if self.table.ends_word[s] else 0)
+            pos += size
+            ends.append(pos)
+        out = []
+        byte_pos = 0
+        t = 0
+        for k, ch in enumerate(chunk):
+            data = utf8(ch)
+            first, last = byte_pos, byte_pos + len(data)
+            byte_pos = last
+            if len(data) == 1:
+                continue
+            while t < len(ends) and ends[t] <= first:
+                t += 1
+            holders = []
+            u = t
+            while u < len(ends):
+                holders.append(u)
+                if ends[u] >= last:
+                    break
+                u += 1
+            tokens = tuple(strings[final[x]] for x in holders)
+            out.append(Fallback(ch, k, "raw_bytes", data, tokens, len(holders) == 1))
+        return tuple(out)
+
+    def order_differences(self, text: str) -> list[OrderDifference]:
+        """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
+
+        Returns:
+            One :class:`~bpe_core.trace.OrderDifference` per distinct pre-token
+            that differs, in order of first appearance.
+        """
+        strings = self.table.strings
+        out = []
+        seen: set[str] = set()
+        for piece, _special in self._split(text, ()):
+            for chunk in self._chunks(piece):
+                if chunk in seen:
+                    continue
+                seen.add(chunk)
+                r = self._encode_chunk(chunk, "rank")
+                s = self._encode_chunk(chunk, "sequential")
+                if r != s:
+                    out.append(OrderDifference(chunk, tuple(strings[i] for i in r), tuple(strings[i] for i in s)))
+        return out
+
+    # ------------------------------------------------------------------ decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Concatenate the bytes of ``ids`` (the end-of-word marker decodes to a space).
+
+        Raises:
+            TokenIdError: an id is outside the vocabulary.
+        """
+        data = self.table.data
+        ids = list(ids)
+        n = len(data)
+        for i in ids:
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
+                self._check_id(i)
+        out = b"".join([data[i] for i in ids])
+        if ids and self.end_of_word is not None and self.table.ends_word[ids[-1]]:
+            out = out[:-1]  # the last word's marker is not a separator
+        return out
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Decode token ids back to text.
+
+        Args:
+            ids: token ids.
+            errors: how to treat bytes that are not valid UTF-8, e.g. ids that cut
+                a character in two: ``"replace"`` (U+FFFD, the default) or
+                ``"strict"``; any codec error handler is accepted.
+
+        Returns:
+            The text. Byte-level tokenizers invert :meth:`encode` exactly; the
+            whitespace pre-tokenizers and ``<unk>`` cannot (see :meth:`round_trip`).
+
+        Raises:
+            TokenIdError: an id is outside the vocabulary.
+            UnicodeDecodeError: ``errors="strict"`` and the bytes are not valid UTF-8.
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors)
+
+    def round_trip(self, text: str) -> RoundTrip:
+        """Check ``decode(encode(text)) == text`` and explain the first difference.
+
+        Returns:
+            A :class:`~bpe_core.trace.RoundTrip`: ``ok``, the decoded text, the
+            first differing character index and a reason.
+        """
+        decoded = self.decode(self.encode(text))
+        if decoded == text:
+            return RoundTrip(True, text, decoded, None, "")
+        pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
+        ch = text[pos] if pos < len(text) else ""
+        got = decoded[pos] if pos < len(decoded) else ""
+        if self.unit == "char" and ch and ch not in self.table.char_ids:
+            kind = "<unk>" if self.unk_id is not None else "byte tokens"
+            reason = f"character {ch!r} at position {pos} is not in the alphabet and was encoded as {kind}"
+        elif self.pretokenizer in ("whitespace_eow", "whitespace", "trailing_space") and (
+            ch.isspace() or got.isspace() or not ch or not got
+        ):
+            reason = (
+                f"the {self.pretokenizer} pre-tokenizer drops whitespace: at position {pos} the text has "
+                f"{ch!r} but decoding gives {got!r}"
+            )
+        else:
+            reason = f"at position {pos} the text has {ch!r} but decoding gives {got!r}"
+        return RoundTrip(False, text, decoded, pos, reason)
+
+
+def _check_rules(merges: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Validate a merge table's shape: a sequence of pairs of non-empty strings."""
+    if isinstance(merges, (str, bytes)):
+        raise MergeTableError("merges must be a list of (left, right) pairs, not a string")
+    rules = []
+    for rank, rule in enumerate(merges):
+        if not isinstance(rule, (tuple, list)) or len(rule) != 2:
+            raise MergeTableError(f"merge rule {rank} must be a pair (left, right), got {rule!r}")
+        left, right = rule
+        if not isinstance(left, str) or not isinstance(right, str) or not left or not right:
+            raise MergeTableError(f"merge rule {rank} must hold two non-empty strings, got {rule!r}")
+        rules.append((left, right))
+    return rules
+
+
+Encoder = Callable[[str], list[int]]

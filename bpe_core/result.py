@@ -1,0 +1,154 @@
+"""The result of a training run: merge table, vocabulary, tokenizer and trace."""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .symbols import SHIFT
+from .trace import MergeStep, Pair, TrainConfig, WordChange
+
+if TYPE_CHECKING:
+    from .encoder import Tokenizer
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Everything :func:`bpe_core.train` learned and recorded.
+
+    Attributes:
+        config: the settings used.
+        merges: the merge table, ``[(left, right), ...]`` in rank order.
+        steps: one :class:`~bpe_core.trace.MergeStep` per merge.
+        vocab: token string -> id (special tokens, base alphabet, merges; if two
+            ids share a string the first keeps it).
+        tokenizer: a :class:`~bpe_core.encoder.Tokenizer` for this merge table.
+        alphabet: the base symbols (after the special tokens), in id order.
+        words: the distinct pre-tokens with their frequencies, in corpus order.
+        initial_segmentations: each word's base symbols, aligned with ``words``.
+        initial_tokens: corpus length in tokens before any merge (weighted).
+        num_chars: corpus length in characters, counted over the pre-tokens.
+        num_bytes: corpus length in UTF-8 bytes, counted over the pre-tokens.
+        stop_reason: why fewer merges than requested were learned, else ``None``.
+        pair_counts_initial: packed pair counts before the first merge (use
+            :meth:`pair_counts_at`).
+        pair_count_deltas: packed per-merge pair-count changes.
+        changed_words: packed per-merge indices (into ``words``) of the rewritten words.
+        symbol_strings: id -> token string for every id (duplicates kept).
+    """
+
+    config: TrainConfig
+    merges: list[Pair]
+    steps: list[MergeStep]
+    vocab: dict[str, int]
+    tokenizer: Tokenizer
+    alphabet: tuple[str, ...]
+    words: tuple[tuple[str, int], ...]
+    initial_segmentations: tuple[tuple[str, ...], ...]
+    initial_tokens: int
+    num_chars: int
+    num_bytes: int
+    stop_reason: str | None
+    pair_counts_initial: bytes
+    pair_count_deltas: tuple[bytes, ...]
+    changed_words: tuple[bytes, ...]
+    symbol_strings: tuple[str, ...]
+
+    @property
+    def num_merges(self) -> int:
+        """How many merges were learned."""
+        return len(self.merges)
+
+    def tokens_at(self, k: int) -> int:
+        """Corpus length in tokens after ``k`` merges (``0 <= k <= num_merges``)."""
+        self._check_step(k)
+        return self.initial_tokens if k == 0 else self.steps[k - 1].tokens_after
+
+    def pair_counts_at(self, k: int) -> dict[Pair, int]:
+        """Rebuild the full pair-count table after ``k`` merges, i.e. just before merge ``k``.
+
+        Args:
+            k: 0 for the initial counts, up to ``num_merges`` for the final ones.
+
+        Returns:
+            ``{(left, right): count}`` for every pair present, highest count first
+            (ties in no particular order; use ``steps[k].tied`` for the tie order).
+
+        Raises:
+            ValueError: ``k`` out of range, or the run was made with ``trace=False``.
+        """
+        self._check_step(k)
+        if not self.pair_counts_initial:
+            raise ValueError("pair counts were not recorded: train with trace=True")
+        counts: dict[int, int] = {}
+        flat = array("q")
+        flat.frombytes(self.pair_counts_initial)
+        for i in range(0, len(flat), 2):
+            counts[flat[i]] = flat[i + 1]
+        for packed in self.pair_count_deltas[:k]:
+            flat = array("q")
+            flat.frombytes(packed)
+            for i in range(0, len(flat), 2):
+                key = flat[i]
+                c = counts.get(key, 0) + flat[i + 1]
+                if c:
+                    counts[key] = c
+                else:
+                    del counts[key]
+        s = self.symbol_strings
+        items = sorted(counts.items(), key=lambda kv: -kv[1])
+        return {(s[key // SHIFT], s[key % SHIFT]): c for key, c in items}
+
+    def segmentation(self, word: int, k: int) -> tuple[str, ...]:
+        """How word number ``word`` (an index into ``words``) is cut after ``k`` merges.
+
+        Replays the first ``k`` rules of the merge table on the word's base
+        symbols, each rule on all its occurrences in learned order, which is
+        exactly what training did to it.
+
+        Raises:
+            ValueError: ``k`` or ``word`` out of range.
+        """
+        self._check_step(k)
+        if not isinstance(word, int) or not 0 <= word < len(self.words):
+            raise ValueError(f"word index {word!r} is out of range 0..{len(self.words) - 1}")
+        return self.tokenizer.replay(self.words[word][0], k)
+
+    def word_changes(self, k: int, limit: int | None = None) -> list[WordChange]:
+        """Every word that merge ``k`` rewrote, in corpus order, rebuilt by replay.
+
+        ``steps[k].words`` keeps only the most frequent few; this gives all
+        of them (or the first ``limit``) with whole-word segmentations.
+
+        Raises:
+            ValueError: ``k`` out of range (``0 <= k < num_merges``), or the
+                run was made with ``trace=False``.
+        """
+        if not isinstance(k, int) or not 0 <= k < len(self.merges):
+            raise ValueError(f"merge {k!r} is out of range 0..{len(self.merges) - 1}")
+        if not self.changed_words:
+            raise ValueError("rewritten words were not recorded: train with trace=True")
+        ids = array("i")
+        ids.frombytes(self.changed_words[k])
+        token = self.steps[k].token
+        out = []
+        for w in ids[:limit]:
+            before = self.segmentation(w, k)
+            after = self.tokenizer.replay(before, k + 1, start=k)
+            out.append(
+                WordChange(
+                    word=self.words[w][0],
+                    freq=self.words[w][1],
+                    before=before,
+                    after=after,
+                    merged_at=tuple(i for i, t in enumerate(after) if t == token),
+                    excerpt=False,
+                    occurrences=len(before) - len(after),
+                )
+            )
+        return out
+
+    def _check_step(self, k: int) -> None:
+        if not isinstance(k, int) or not 0 <= k <= len(self.merges):
+            raise ValueError(f"step {k!r} is out of range 0..{len(self.merges)}")

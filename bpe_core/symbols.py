@@ -1,0 +1,256 @@
+"""The symbol table: every token id with its display string and its bytes.
+
+A *symbol* is one entry of the vocabulary. Ids are assigned in the order
+special tokens, base alphabet, merges (then fallback tokens, if any), so the
+table is also the vocabulary. Symbols are told apart by id, never by string: the
+end-of-word marker ``</w>`` is its own symbol (or is glued to a base symbol), so
+the literal characters ``<``, ``/``, ``w``, ``>`` typed in a corpus can never be
+mistaken for it, even when a merge spells the same string.
+
+Units:
+
+``char``
+    One base symbol per Unicode code point seen in the corpus, sorted by code
+    point (the order Hugging Face ``BpeTrainer`` gives its alphabet).
+``byte``
+    256 base symbols, the UTF-8 byte values, with id = byte value when there
+    are no special tokens (the tiktoken / minbpe convention). Each is shown with
+    GPT-2's byte-to-unicode character (``Ġ`` for a space), as ``merges.txt``
+    files write them.
+
+End-of-word marker (``whitespace_eow`` only): ``separate`` appends the symbol
+``</w>`` to every word (Sennrich et al. 2016, section 3.2; subword-nmt 0.1);
+``attached`` glues it to the word's last base symbol, ``r</w>``, as subword-nmt
+>= 0.2 and Hugging Face's ``end_of_word_suffix`` do. Marker symbols come after
+the plain alphabet. The marker decodes to a single space.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from .byte_level import bytes_to_unicode
+from .errors import BPEError, OptionError
+
+MARKER = "</w>"
+"""The end-of-word marker's display string (Sennrich et al. 2016)."""
+
+UNITS: dict[str, str] = {
+    "char": "Base symbols are Unicode characters (code points) seen in the corpus.",
+    "byte": "Base symbols are the 256 UTF-8 byte values (GPT-2 byte-level BPE); nothing is ever unknown.",
+}
+"""Every unit name with a one-line description."""
+
+END_OF_WORD: dict[str, str] = {
+    "separate": "</w> is a symbol of its own after each word (Sennrich et al. 2016; subword-nmt 0.1).",
+    "attached": "</w> is glued to each word's last character, 'r</w>' (subword-nmt >= 0.2, HF end_of_word_suffix).",
+}
+"""Every end-of-word style with a one-line description (used by ``whitespace_eow``)."""
+
+SHIFT = 1 << 24
+"""Pair keys are ``left_id * SHIFT + right_id``; the vocabulary stays below 16.7M ids."""
+
+
+def check_option(name: str, value: object, allowed: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``.
+
+    Raises:
+        OptionError: naming the option, the bad value and the allowed values.
+    """
+    allowed = list(allowed)
+    if not isinstance(value, str) or value not in allowed:
+        raise OptionError(f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
+    return value
+
+
+def utf8(text: str) -> bytes:
+    """UTF-8 bytes of ``text``; lone surrogates (not valid Unicode) are kept as-is."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+class SymbolTable:
+    """Id -> display string and id -> bytes for one vocabulary, plus base-symbol lookups.
+
+    Attributes:
+        unit: ``"char"`` or ``"byte"``.
+        end_of_word: ``None`` (no marker), ``"separate"`` or ``"attached"``.
+        strings: id -> display string (``Ġthe``, ``er</w>``, ``<|endoftext|>``).
+        data: id -> the bytes the token decodes to (the marker decodes to ``b" "``).
+        ends_word: id -> whether the symbol holds the end-of-word marker.
+        num_special: how many special tokens lead the table.
+        num_base: special tokens + base alphabet (+ marker symbols); merges start here.
+        char_ids: char unit: character -> id of its plain base symbol.
+        byte_ids: byte unit: byte value -> id of its base symbol.
+        final_ids: attached marker: base symbol id -> id of its marker-glued twin.
+        marker_id: separate marker: the id of ``</w>``; else ``None``.
+        hf_rank: id -> the id Hugging Face ``BpeTrainer`` would give (differs only
+            for byte-unit base symbols, which it sorts by their rendered character).
+    """
+
+    def __init__(
+        self,
+        unit: str,
+        end_of_word: str | None,
+        special_tokens: Iterable[str],
+        chars: Iterable[str] = (),
+        final_units: Iterable[str | int] = (),
+    ) -> None:
+        """Build the base vocabulary.
+
+        Args:
+            unit: ``"char"`` or ``"byte"``.
+            end_of_word: ``None``, ``"separate"`` or ``"attached"``.
+            special_tokens: special-token strings, ids 0.. in this order (duplicates dropped).
+            chars: char unit: the alphabet (any order; sorted by code point here).
+            final_units: attached marker: the base units (characters, or byte
+                values for the byte unit) that need a marker-glued twin.
+
+        Raises:
+            OptionError: bad ``unit`` or ``end_of_word``.
+        """
+        check_option("unit", unit, UNITS)
+        if end_of_word is not None:
+            check_option("end_of_word", end_of_word, END_OF_WORD)
+        self.unit = unit
+        self.end_of_word = end_of_word
+        self.strings: list[str] = []
+        self.data: list[bytes] = []
+        self.ends_word: list[bool] = []
+        self.special_ids: dict[str, int] = {}
+        for tok in special_tokens:
+            if tok not in self.special_ids:
+                self.special_ids[tok] = self._add(tok, utf8(tok))
+        self.num_special = len(self.strings)
+        self.char_ids: dict[str, int] = {}
+        self.byte_ids: list[int] = []
+        if unit == "byte":
+            table = bytes_to_unicode()
+            for b in range(256):
+                self.byte_ids.append(self._add(table[b], bytes([b])))
+        else:
+            for ch in sorted(set(chars)):
+                self.char_ids[ch] = self._add(ch, utf8(ch))
+        self.final_ids: dict[int, int] = {}
+        self.marker_id: int | None = None
+        if end_of_word == "separate":
+            self.marker_id = self._add(MARKER, b" ", ends_word=True)
+        elif end_of_word == "attached":
+            if unit == "byte":
+                base_ids = [self.byte_ids[b] for b in sorted({int(u) for u in final_units})]
+            else:
+                base_ids = sorted(self.char_ids[str(c)] for c in set(final_units))
+            for base in base_ids:
+                self.final_ids[base] = self._add(self.strings[base] + MARKER, self.data[base] + b" ", ends_word=True)
+        self.num_base = len(self.strings)
+        self.hf_rank = self._hf_ranks()
+
+    def _add(self, string: str, data: bytes, ends_word: bool = False) -> int:
+        self.strings.append(string)
+        self.data.append(data)
+        self.ends_word.append(ends_word)
+        return len(self.strings) - 1
+
+    def _hf_ranks(self) -> list[int]:
+        ranks = list(range(len(self.strings)))
+        if self.unit == "byte":
+            first = self.num_special
+            order = sorted(range(first, first + 256), key=lambda i: self.strings[i])
+            for rank, i in enumerate(order, start=first):
+                ranks[i] = rank
+        return ranks
+
+    def copy(self) -> SymbolTable:
+        """An independent copy (adding symbols to it leaves this table alone)."""
+        new = object.__new__(SymbolTable)
+        new.__dict__.update(self.__dict__)
+        for name in ("strings", "data", "ends_word", "hf_rank", "byte_ids"):
+            setattr(new, name, list(getattr(self, name)))
+        for name in ("char_ids", "final_ids", "special_ids"):
+            setattr(new, name, dict(getattr(self, name)))
+        return new
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    def add_merge(self, left: int, right: int) -> int:
+        """Append the symbol made by merging ``left`` and ``right``; return its id."""
+        new = self._add(
+            self.strings[left] + self.strings[right],
+            self.data[left] + self.data[right],
+            ends_word=self.ends_word[right],
+        )
+        self.hf_rank.append(new)
+        return new
+
+    def add_token(self, string: str, data: bytes, ends_word: bool = False) -> int:
+        """Append a token that is not a merge (``<unk>``, ``<0x41>``, a new character); return its id."""
+        new = self._add(string, data, ends_word)
+        self.hf_rank.append(new)
+        return new
+
+    def base_units(self, chunk: str) -> list[int]:
+        """The plain base symbols of ``chunk`` (no marker), for a corpus whose alphabet holds them all.
+
+        Raises:
+            KeyError: a character is not in the alphabet (char unit).
+            UnicodeEncodeError: the chunk holds a lone surrogate (byte unit).
+        """
+        if self.unit == "byte":
+            byte_ids = self.byte_ids
+            return [byte_ids[b] for b in chunk.encode("utf-8")]
+        ids = self.char_ids
+        return [ids[ch] for ch in chunk]
+
+    def add_marker(self, syms: list[int]) -> list[int]:
+        """Apply the end-of-word marker to a word's base symbols (in place; returned)."""
+        if self.end_of_word == "separate":
+            syms.append(self.marker_id)  # type: ignore[arg-type]
+        elif self.end_of_word == "attached" and syms:
+            syms[-1] = self.final_ids[syms[-1]]
+        return syms
+
+
+def spell_corpus(
+    counts: Mapping[str, int], unit: str, eow: str | None, specials: tuple[str, ...]
+) -> tuple[SymbolTable, list[list[int]]]:
+    """Build the base symbol table for a corpus and spell every word in it.
+
+    Args:
+        counts: distinct pre-tokens (keys; counts unused here) in corpus order.
+        unit: ``"char"`` or ``"byte"``.
+        eow: ``None``, ``"separate"`` or ``"attached"``.
+        specials: special tokens (first ids).
+
+    Returns:
+        ``(table, words)``: the base table and each word's symbol ids, marker included.
+
+    Raises:
+        BPEError: byte unit and a word holds a lone surrogate.
+    """
+    finals: set[str | int] = set()
+    if unit == "byte":
+        try:
+            raw = [w.encode("utf-8") for w in counts]
+        except UnicodeEncodeError as exc:
+            raise BPEError(
+                f"the corpus holds a lone surrogate ({exc.object[exc.start]!r}), which has no UTF-8 bytes; "
+                "byte-level BPE needs valid Unicode text"
+            ) from None
+        if eow == "attached":
+            finals = set(range(256))  # every byte gets a marker twin: nothing is ever unknown
+        table = SymbolTable(unit, eow, specials, final_units=finals)
+        byte_ids = table.byte_ids
+        words = [[byte_ids[b] for b in r] for r in raw]
+    else:
+        chars: set[str] = set()
+        for w in counts:
+            chars.update(w)
+        if eow == "attached":
+            finals = {w[-1] for w in counts}
+        table = SymbolTable(unit, eow, specials, chars=chars, final_units=finals)
+        ids = table.char_ids
+        words = [[ids[c] for c in w] for w in counts]
+    if eow is not None:
+        for w in words:
+            table.add_marker(w)
+    return table, words

@@ -1,0 +1,546 @@
+"""BPE training with an incremental pair-count index and a full merge trace.
+
+The algorithm is Sennrich, Haddow & Birch (2016), "Neural Machine Translation
+of Rare Words with Subword Units", Algorithm 1: count every adjacent symbol
+pair (weighted by word frequency), merge the most frequent pair everywhere,
+repeat. Like subword-nmt's ``learn_bpe.py`` it never recounts the corpus: an
+index from each pair to the places that hold it means a merge touches only the
+words that contain the merged pair.
+
+Here the index goes one level further down, to *positions*: every distinct
+word is laid out once in flat arrays as a doubly linked list of symbols, and
+each pair maps to the set of positions where it starts. A merge visits exactly
+its occurrences (left to right, so overlapping ones such as ``a a a`` merge as
+``aa a``), rewires the list and adjusts the counts of the neighbouring pairs.
+This also keeps the ``none`` pre-tokenizer fast, where the whole text is one
+"word" of a million symbols. The maximum is taken from a lazy heap whose
+entries are re-checked when they reach the top.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections.abc import Callable
+
+from .corpus import Corpus, word_counts
+from .errors import BPEError, BudgetError
+from .pretokenize import check_pretokenizer
+from .result import TrainResult
+from .symbols import END_OF_WORD, SHIFT, UNITS, SymbolTable, check_option, spell_corpus
+from .tiebreak import TIE_BREAKS, StaticKeys, describe_key
+from .trace import MergeStep, TrainConfig, WordChange
+
+ProgressCallback = Callable[[int, int], None]
+"""``progress(merges_done, merges_requested)``, called as training advances."""
+
+WORD_TRACE_LIMIT = 64
+"""Words longer than this (in symbols) are recorded as excerpts in the trace."""
+
+_EXCERPT_BEFORE = 8
+_EXCERPT_LEN = 32
+
+
+def train(
+    corpus: Corpus,
+    *,
+    num_merges: int | None = None,
+    vocab_size: int | None = None,
+    pretokenizer: str = "whitespace_eow",
+    unit: str = "char",
+    end_of_word: str = "separate",
+    tie_break: str = "first_seen",
+    min_frequency: int = 2,
+    special_tokens: tuple[str, ...] | list[str] = (),
+    progress: ProgressCallback | None = None,
+    trace: bool = True,
+    top_k: int = 10,
+    max_tied: int = 10,
+    trace_words: int = 6,
+) -> TrainResult:
+    """Learn a BPE merge table from a corpus, recording every merge.
+
+    Args:
+        corpus: raw text, or a word-frequency mapping ``{"low": 5, "lower": 2}``
+            taken as already pre-tokenized (insertion order kept).
+        num_merges: how many merges to learn. Give exactly one of
+            ``num_merges`` and ``vocab_size``.
+        vocab_size: the target vocabulary size, counting special tokens + base
+            alphabet (+ end-of-word symbols) + merges.
+        pretokenizer: see :mod:`bpe_core.pretokenize` (``whitespace_eow``,
+            ``whitespace``, ``trailing_space``, ``gpt2``, ``gpt4``, ``none``).
+        unit: ``"char"`` (Unicode code points) or ``"byte"`` (UTF-8 bytes, 256
+            base symbols shown with GPT-2's byte-to-unicode table).
+        end_of_word: ``"separate"`` or ``"attached"``; how ``whitespace_eow``
+            marks word ends (ignored by the other pre-tokenizers).
+        tie_break: ``first_seen``, ``alphabetical``, ``subword_nmt`` or
+            ``hf_tokenizers`` (see :mod:`bpe_core.tiebreak`).
+        min_frequency: stop when the best pair occurs fewer times than this.
+        special_tokens: strings that get the first ids and are cut out of the
+            corpus before counting (never merged).
+        progress: optional callback ``progress(done, total)``.
+        trace: record words, top pairs, ties and pair-count deltas (False keeps
+            only the merge table and counts, for speed).
+        top_k: how many top pair counts each step records.
+        max_tied: how many tied pairs each step lists (``num_tied`` counts all).
+        trace_words: how many rewritten words each step records with their
+            before/after segmentation, most frequent first
+            (:meth:`TrainResult.word_changes` gives all of them).
+
+    Returns:
+        A :class:`~bpe_core.result.TrainResult` with ``merges``, ``steps``,
+        ``vocab`` and ``tokenizer``. Training stops early, with
+        ``result.stop_reason`` saying why, when no pair reaches ``min_frequency``.
+
+    Raises:
+        OptionError: an unknown pre-tokenizer, unit, end-of-word style or tie rule.
+        BudgetError: both or neither of ``num_merges``/``vocab_size``, a negative
+            budget, or a ``vocab_size`` below what the alphabet needs (the
+            message names the minimum).
+        EmptyCorpusError: the corpus has no words.
+        BPEError: byte unit on text holding a lone surrogate (not valid Unicode).
+        TypeError: a corpus of the wrong type (see :func:`bpe_core.corpus.word_counts`).
+    """
+    check_pretokenizer(pretokenizer)
+    check_option("unit", unit, UNITS)
+    check_option("end_of_word", end_of_word, END_OF_WORD)
+    check_option("tie_break", tie_break, TIE_BREAKS)
+    _check_int("min_frequency", min_frequency, 1)
+    _check_int("top_k", top_k, 1)
+    _check_int("max_tied", max_tied, 1)
+    _check_int("trace_words", trace_words, 0)
+    if (num_merges is None) == (vocab_size is None):
+        raise BudgetError("give exactly one of num_merges and vocab_size")
+    if num_merges is not None:
+        _check_int("num_merges", num_merges, 0)
+    if vocab_size is not None:
+        _check_int("vocab_size", vocab_size, 0)
+    if isinstance(special_tokens, str):
+        raise TypeError("special_tokens must be a list of strings, not one string")
+    specials = tuple(dict.fromkeys(special_tokens))
+    for tok in specials:
+        if not isinstance(tok, str) or not tok:
+            raise BPEError(f"special tokens must be non-empty strings, got {tok!r}")
+
+    counts = word_counts(corpus, pretokenizer, specials)
+    eow = end_of_word if pretokenizer == "whitespace_eow" else None
+    table, words = spell_corpus(counts, unit, eow, specials)
+
+    if vocab_size is not None:
+        if vocab_size < len(table):
+            raise BudgetError(
+                f"vocab_size={vocab_size} is below the minimum of {len(table)} for this corpus: "
+                f"{table.num_special} special tokens + {len(table) - table.num_special} base symbols; "
+                f"use vocab_size >= {len(table)}"
+            )
+        num_merges = vocab_size - len(table)
+    assert num_merges is not None
+
+    config = TrainConfig(
+        pretokenizer=pretokenizer,
+        unit=unit,
+        end_of_word=end_of_word,
+        tie_break=tie_break,
+        min_frequency=min_frequency,
+        special_tokens=specials,
+        num_merges=num_merges if vocab_size is None else None,
+        vocab_size=vocab_size,
+    )
+    texts = list(counts)
+    freqs = list(counts.values())
+    state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
+    initial_counts = state.snapshot_counts() if trace else b""
+    initial_tokens = state.total_tokens
+    stop_reason = state.run(num_merges, min_frequency, progress)
+
+    from .encoder import Tokenizer  # late import: the tokenizer module imports this one's types
+
+    tokenizer = Tokenizer._from_training(table, state.merge_ids, config)
+    num_chars = sum(len(w) * f for w, f in counts.items())
+    num_bytes = sum(len(w.encode("utf-8", "surrogatepass")) * f for w, f in counts.items())
+    return TrainResult(
+        config=config,
+        merges=[(table.strings[a], table.strings[b]) for a, b, _ in state.merge_ids],
+        steps=state.steps,
+        vocab={s: i for i, s in reversed(list(enumerate(table.strings)))},
+        tokenizer=tokenizer,
+        alphabet=tuple(table.strings[table.num_special : table.num_base]),
+        words=tuple(zip(texts, freqs)),
+        initial_segmentations=tuple(tuple(table.strings[s] for s in w) for w in words),
+        initial_tokens=initial_tokens,
+        num_chars=num_chars,
+        num_bytes=num_bytes,
+        stop_reason=stop_reason,
+        pair_counts_initial=initial_counts,
+        pair_count_deltas=tuple(state.deltas),
+        changed_words=tuple(state.changed_words),
+        symbol_strings=tuple(table.strings),
+    )
+
+
+def _short(text: str, limit: int = 24) -> str:
+    """``repr`` of a word, cut to ``limit`` characters for messages."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
+def _check_int(name: str, value: object, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BudgetError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise BudgetError(f"{name} must be at least {minimum}, got {value}")
+
+
+class _Trainer:
+    """Mutable training state: the linked-list layout, pair counts, index and heap.
+
+    Layout: position ``p`` holds symbol ``sym[p]`` (``-1`` once merged away),
+    with neighbours ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge) in word
+    ``wid[p]``. ``index[k]`` is a superset of the positions where pair ``k``
+    starts: entries that stopped holding the pair are dropped lazily, when
+    the set is next read, which saves a set operation per neighbour update.
+    """
+
+    def __init__(
+        self,
+        texts: list[str],
+        words: list[list[int]],
+        freqs: list[int],
+        table: SymbolTable,
+        rule: str,
+        trace: bool,
+        top_k: int,
+        max_tied: int,
+        trace_words: int,
+    ) -> None:
+        self.texts = texts
+        self.freqs = freqs
+        self.table = table
+        self.rule = rule
+        self.trace = trace
+        self.top_k = top_k
+        self.max_tied = max_tied
+        self.trace_words = trace_words
+        self.first_seen = rule == "first_seen"
+        self.static = None if self.first_seen else StaticKeys(rule, table)
+        self.pair_key = None if self.static is None else self.static.pair_key()
+
+        sym: list[int] = []
+        nxt: list[int] = []
+        prv: list[int] = []
+        wid: list[int] = []
+        wstart: list[int] = []
+        wlen: list[int] = []
+        counts: dict[int, int] = {}
+        index: dict[int, set[int]] = {}
+        cget = counts.get
+        total = 0
+        for w, syms in enumerate(words):
+            base = len(sym)
+            n = len(syms)
+            f = freqs[w]
+            total += n * f
+            wstart.append(base)
+            wlen.append(n)
+            sym.extend(syms)
+            nxt.extend(range(base + 1, base + n))
+            nxt.append(-1)
+            prv.append(-1)
+            prv.extend(range(base, base + n - 1))
+            wid.extend([w] * n)
+            pos = base
+            for a, b in zip(syms, syms[1:]):
+                key = a * SHIFT + b
+                c = cget(key)
+                if c is None:
+                    counts[key] = f
+                    index[key] = {pos}
+                else:
+                    counts[key] = c + f
+                    index[key].add(pos)
+                pos += 1
+        sym.append(-2)  # sentinel: sym[nxt[p]] is -2 when p ends its word (nxt[p] == -1)
+        self.sym, self.nxt, self.prv, self.wid = sym, nxt, prv, wid
+        self.wstart, self.wlen = wstart, wlen
+        self.counts, self.index = counts, index
+        self.total_tokens = total
+        self.hist: dict[int, int] = {}
+        if trace:
+            for c in counts.values():
+                self.hist[c] = self.hist.get(c, 0) + 1
+        self.heap = [(-c, self._key(k), k) for k, c in counts.items()]
+        heapq.heapify(self.heap)
+        self.merge_ids: list[tuple[int, int, int]] = []
+        self.steps: list[MergeStep] = []
+        self.deltas: list[bytes] = []
+        self.changed_words: list[bytes] = []
+
+    def _first_position(self, k: int) -> int:
+        """The first position that still holds pair ``k`` (pruning stale index entries)."""
+        a, b = divmod(k, SHIFT)
+        sym, nxt = self.sym, self.nxt
+        live = {p for p in self.index[k] if sym[p] == a and sym[nxt[p]] == b}
+        self.index[k] = live
+        return min(live)
+
+    def _key(self, k: int) -> object:
+        """The tie key of pair ``k`` (smallest wins): its first position, or a static key."""
+        if self.pair_key is None:
+            return self._first_position(k)
+        return self.pair_key(k // SHIFT, k % SHIFT)
+
+    def snapshot_counts(self) -> bytes:
+        """All current pair counts, packed as ``array('q', [key, count, ...])`` bytes."""
+        flat = array("q")
+        for k, c in self.counts.items():
+            flat.append(k)
+            flat.append(c)
+        return flat.tobytes()
+
+    def _pop_valid(self) -> tuple[int, object, int] | None:
+        """Pop the best heap entry after bringing stale entries up to date.
+
+        Entries are lower bounds: a pair's count only falls once it exists (new
+        pairs always hold the newest symbol), and its first position only moves
+        right, so an entry that is exact when it reaches the top is the best.
+        """
+        heap, counts, sym, nxt = self.heap, self.counts, self.sym, self.nxt
+        while heap:
+            negc, key, k = heap[0]
+            c = counts.get(k)
+            if c is None:
+                heapq.heappop(heap)
+            elif c != -negc:
+                heapq.heapreplace(heap, (-c, key, k))
+            elif self.first_seen and not (sym[key] == k // SHIFT and sym[nxt[key]] == k % SHIFT):  # type: ignore[index]
+                heapq.heapreplace(heap, (negc, self._first_position(k), k))
+            else:
+                return heapq.heappop(heap)
+        return None
+
+    def run(self, num_merges: int, min_frequency: int, progress: ProgressCallback | None) -> str | None:
+        """Learn up to ``num_merges`` merges; return why training stopped early, or ``None``."""
+        every = max(1, num_merges // 200)
+        for step in range(num_merges):
+            best = self._pop_valid()
+            if best is None:
+                return f"stopped after {step} of {num_merges} merges: no pair is left (every word is a single token)"
+            if -best[0] < min_frequency:
+                return (
+                    f"stopped after {step} of {num_merges} merges: the most frequent pair occurs "
+                    f"{-best[0]} time(s), below min_frequency={min_frequency}"
+                )
+            self._merge_step(step, best)
+            if progress is not None and (step % every == 0 or step == num_merges - 1):
+                progress(step + 1, num_merges)
+        return None
+
+    def _ranked(self, best: tuple[int, object, int]) -> list[tuple[int, object, int]]:
+        """The winner, then the next entries in priority order (top pairs, ties), left in the heap."""
+        count = -best[0]
+        want = max(self.top_k, self.max_tied)
+        ranked = [best]
+        while len(ranked) < want:
+            if len(ranked) >= self.top_k and -ranked[-1][0] < count:
+                break
+            entry = self._pop_valid()
+            if entry is None:
+                break
+            ranked.append(entry)
+        for entry in ranked[1:]:
+            heapq.heappush(self.heap, entry)
+        return ranked
+
+    def _record_ties(self, best: tuple[int, object, int]) -> tuple[tuple, tuple, tuple]:
+        """``(top_pairs, tied, tie_keys)`` for the step about to merge ``best``."""
+        strings = self.table.strings
+        ranked = self._ranked(best)
+        count = -best[0]
+        top_pairs = tuple(((strings[k // SHIFT], strings[k % SHIFT]), -c) for c, _key, k in ranked[: self.top_k])
+        tied_entries = [e for e in ranked if -e[0] == count][: self.max_tied]
+        tied = tuple((strings[k // SHIFT], strings[k % SHIFT]) for _c, _key, k in tied_entries)
+        if self.first_seen:
+            wid, wstart, texts = self.wid, self.wstart, self.texts
+            tie_keys = tuple(
+                f"first seen in word #{wid[p]} {_short(texts[wid[p]])} at offset {p - wstart[wid[p]]}"  # type: ignore[operator]
+                for _c, p, _k in tied_entries
+            )
+        else:
+            tie_keys = tuple(describe_key(self.rule, self.table, k // SHIFT, k % SHIFT) for _c, _key, k in tied_entries)
+        return top_pairs, tied, tie_keys
+
+    def _merge_step(self, step: int, best: tuple[int, object, int]) -> None:
+        table = self.table
+        strings = table.strings
+        pk = best[2]
+        a, b = divmod(pk, SHIFT)
+        count = -best[0]
+        trace = self.trace
+        if trace:
+            num_tied = self.hist.get(count, 1)
+            top_pairs, tied, tie_keys = self._record_ties(best)
+        else:
+            num_tied, top_pairs, tied, tie_keys = 1, (), ((strings[a], strings[b]),), ()
+
+        new = table.add_merge(a, b)
+        if self.static is not None:
+            self.static.grow()
+        self.merge_ids.append((a, b, new))
+
+        sym, nxt, prv, wid, freqs = self.sym, self.nxt, self.prv, self.wid, self.freqs
+        index, counts, wlen = self.index, self.counts, self.wlen
+        rewritten: dict[int, tuple[int, int]] = {}  # word -> (leftmost merge site, length before)
+        cur_w = -1
+        delta: dict[int, int] = {}
+        dget = delta.get
+        iget = index.get
+        replaced = 0
+        new_s = new * SHIFT
+        for i in sorted(index.pop(pk)):
+            j = nxt[i]
+            if sym[i] != a or sym[j] != b:
+                continue  # a stale index entry, or consumed by an overlapping occurrence
+            w = wid[i]
+            if w != cur_w:
+                cur_w = w
+                if trace:
+                    rewritten[w] = (i, wlen[w])
+            f = freqs[w]
+            p = prv[i]
+            if p >= 0:
+                x = sym[p] * SHIFT
+                k = x + a
+                delta[k] = dget(k, 0) - f
+                k = x + new
+                delta[k] = dget(k, 0) + f
+                s = iget(k)
+                if s is None:
+                    index[k] = {p}
+                else:
+                    s.add(p)
+            n = nxt[j]
+            if n >= 0:
+                y = sym[n]
+                k = b * SHIFT + y
+                delta[k] = dget(k, 0) - f
+                k = new_s + y
+                delta[k] = dget(k, 0) + f
+                s = iget(k)
+                if s is None:
+                    index[k] = {i}
+                else:
+                    s.add(i)
+                prv[n] = i
+            nxt[i] = n
+            sym[i] = new
+            sym[j] = -1
+            wlen[w] -= 1
+            replaced += f
+        delta[pk] = -count
+
+        hist = self.hist
+        heap = self.heap
+        packed = array("q") if trace else None
+        fresh = []
+        for k, d in delta.items():
+            if d == 0:
+                continue
+            old = counts.get(k, 0)
+            c = old + d
+            if trace:
+                if old:
+                    hist[old] -= 1
+                if c:
+                    hist[c] = hist.get(c, 0) + 1
+                packed.append(k)  # type: ignore[union-attr]
+                packed.append(d)  # type: ignore[union-attr]
+            if c:
+                counts[k] = c
+                if not old:
+                    fresh.append((c, k))
+            else:
+                del counts[k]
+                index.pop(k, None)
+        for c, k in fresh:
+            heapq.heappush(heap, (-c, self._key(k), k))
+        if packed is not None:
+            self.deltas.append(packed.tobytes())
+        self.total_tokens -= replaced
+        if trace:
+            self.changed_words.append(array("i", rewritten).tobytes())
+            num_words = len(rewritten)
+            shown = heapq.nlargest(self.trace_words, rewritten, key=lambda w: (freqs[w], -w))
+            words = tuple(self._word_change(w, *rewritten[w], a, b, new) for w in shown)
+        else:
+            num_words, words = 0, ()
+        self.steps.append(
+            MergeStep(
+                rank=step,
+                pair=(strings[a], strings[b]),
+                token=strings[new],
+                token_id=new,
+                count=count,
+                replacements=replaced,
+                tied=tied,
+                tie_keys=tie_keys,
+                num_tied=num_tied,
+                tie_break=self.rule,
+                top_pairs=top_pairs,
+                words=words,
+                num_words=num_words,
+                tokens_after=self.total_tokens,
+                vocab_size_after=len(table),
+            )
+        )
+
+    def _walk(self, start: int, limit: int) -> list[int]:
+        """Positions of up to ``limit`` live symbols from ``start`` rightwards."""
+        nxt = self.nxt
+        out = []
+        p = start
+        while p != -1 and limit:
+            out.append(p)
+            p = nxt[p]
+            limit -= 1
+        return out
+
+    def _window(self, w: int, anchor: int, excerpt: bool) -> list[int]:
+        """The positions to show for word ``w``: all of it, or a window around ``anchor``."""
+        if not excerpt:
+            return self._walk(self.wstart[w], WORD_TRACE_LIMIT + 1)
+        prv = self.prv
+        p = anchor
+        for _ in range(_EXCERPT_BEFORE):
+            if prv[p] < 0:
+                break
+            p = prv[p]
+        return self._walk(p, _EXCERPT_LEN)
+
+    def _word_change(self, w: int, first_site: int, len_before: int, a: int, b: int, new: int) -> WordChange:
+        """Record word ``w`` just after merging ``(a, b)`` into ``new``.
+
+        The spelling before the merge is the spelling after it with every
+        ``new`` split back into ``a b``: ``new`` did not exist before this merge.
+        """
+        strings, sym = self.table.strings, self.sym
+        excerpt = self.wlen[w] > WORD_TRACE_LIMIT
+        if excerpt:
+            after = [sym[p] for p in self._window(w, first_site, True)]
+        else:
+            after = [sym[p] for p in self._walk(self.wstart[w], WORD_TRACE_LIMIT + 1)]
+        merged_at = tuple(k for k, s in enumerate(after) if s == new)
+        before: list[int] = []
+        for s in after:
+            if s == new:
+                before.append(a)
+                before.append(b)
+            else:
+                before.append(s)
+        return WordChange(
+            word=self.texts[w],
+            freq=self.freqs[w],
+            before=tuple(map(strings.__getitem__, before)),
+            after=tuple(map(strings.__getitem__, after)),
+            merged_at=merged_at,
+            excerpt=excerpt,
+            occurrences=len_before - self.wlen[w],
+        )

@@ -80,6 +80,7 @@ class Tokenizer:
         fallback: str = "keep",
         pattern: str | None = None,
         name: str = "",
+        merge_by: str = "pair",
     ) -> None:
         """Low-level constructor; prefer :meth:`from_merges` or ``train(...).tokenizer``.
 
@@ -94,13 +95,23 @@ class Tokenizer:
                 in which new characters were seen.
             pattern: a split pattern replacing the default of ``gpt2``/``gpt4``.
             name: a label for the UI.
+            merge_by: ``"pair"`` (a rule fires on its own two symbols, GPT-2
+                ``encoder.py``, Hugging Face) or ``"bytes"`` (byte unit only: any
+                two adjacent tokens whose bytes concatenate to a token merge, at
+                that token's rank, leftmost lowest rank first, one merge at a
+                time: tiktoken's ``_byte_pair_merge`` in ``src/lib.rs``).
 
         Raises:
-            OptionError: unknown pre-tokenizer or fallback.
+            OptionError: unknown pre-tokenizer, fallback or merge_by, or
+                ``merge_by="bytes"`` on a char-unit table.
             MergeTableError: a pair appears twice in the table.
         """
         check_pretokenizer(pretokenizer)
         check_option("fallback", fallback, FALLBACKS)
+        check_option("merge_by", merge_by, ("pair", "bytes"))
+        if merge_by == "bytes" and table.unit != "byte":
+            raise OptionError('merge_by="bytes" (tiktoken semantics) needs a byte-unit table')
+        self.merge_by = merge_by
         self.pretokenizer = pretokenizer
         self.pattern = pattern if pattern is not None else REGEX_PATTERNS.get(pretokenizer)
         self.fallback = fallback
@@ -118,6 +129,11 @@ class Tokenizer:
                     f"merge rule {rank} {self._pair(a, b)} repeats rule {first}; each pair may appear once"
                 )
             self.pair_rank[key] = rank
+        self.token_rank: dict[bytes, int] = {}
+        if merge_by == "bytes":
+            data = self.table.data
+            for rank, (_a, _b, new) in enumerate(self.merge_ids):
+                self.token_rank.setdefault(data[new], rank)
         self.num_learned = len(self.table)
         self.unk_id: int | None = None
         self.byte_fallback_ids: list[int] = []
@@ -401,6 +417,10 @@ class Tokenizer:
         ``start``/``stop`` (sequential order only) restrict the pass to ranks
         ``start <= rank < stop``; ``record`` collects ``(rank, sites, before, after)``.
         """
+        if self.merge_by == "bytes":
+            if len(syms) > _LONG and record is None:
+                return self._merge_long(syms, order, start, stop)
+            return self._merge_bytes(syms, order, record, start, stop)
         if len(syms) > _LONG and record is None:
             return self._merge_long(syms, order, start, stop)
         ranks = self.pair_rank
@@ -440,10 +460,73 @@ class Tokenizer:
             last = best
         return syms
 
-    def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = _INF) -> list[int]:
-        """The same as :meth:`_merge` in O(n log n), for long chunks (linked list + heap)."""
-        ranks = self.pair_rank
+    def _merge_bytes(
+        self, syms: list[int], order: str, record: list | None, start: int, stop: int
+    ) -> list[int]:
+        """:meth:`_merge` for ``merge_by="bytes"``: ranks are looked up by the merged bytes.
+
+        In ``rank`` order one merge happens at a time, at the leftmost adjacent
+        pair of lowest rank (tiktoken ``_byte_pair_merge``); ``sequential``
+        order applies each rank once, to all its occurrences, left to right.
+        """
+        get = self.token_rank.get
+        data = self.table.data
         merges = self.merge_ids
+        last = start - 1
+        while len(syms) > 1:
+            ranks = [get(data[x] + data[y], _INF) for x, y in zip(syms, syms[1:])]
+            if order == "rank":
+                best = min(ranks)
+                if best == _INF:
+                    break
+                i = ranks.index(best)
+                out = [*syms[:i], merges[best][2], *syms[i + 2 :]]
+                sites: tuple[int, ...] = (i,)
+            else:
+                best = min((r for r in ranks if r > last), default=_INF)
+                if best >= stop or best == _INF:
+                    break
+                new = merges[best][2]
+                out = []
+                found = []
+                i = 0
+                n = len(syms)
+                while i < n:
+                    if i + 1 < n and get(data[syms[i]] + data[syms[i + 1]]) == best:
+                        out.append(new)
+                        found.append(i)
+                        i += 2
+                    else:
+                        out.append(syms[i])
+                        i += 1
+                sites = tuple(found)
+            if record is not None:
+                record.append((best, sites, syms, out))
+            syms = out
+            last = best
+        return syms
+
+    def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = _INF) -> list[int]:
+        """The same as :meth:`_merge` in O(n log n), for long chunks (linked list + heap).
+
+        The heap holds ``(rank, position)``; entries are checked when popped.
+        Pair semantics (and ``sequential`` order) pop a whole rank at once and
+        merge its occurrences left to right; tiktoken byte semantics in
+        ``rank`` order merge one popped entry at a time.
+        """
+        merges = self.merge_ids
+        if self.merge_by == "bytes":
+            get, data = self.token_rank.get, self.table.data
+
+            def rank_of(x: int, y: int) -> int | None:
+                return get(data[x] + data[y])
+        else:
+            pget = self.pair_rank.get
+
+            def rank_of(x: int, y: int) -> int | None:
+                return pget(x * SHIFT + y)
+
+        single = self.merge_by == "bytes" and order == "rank"
         n = len(syms)
         sym = list(syms)
         nxt = list(range(1, n + 1))
@@ -451,7 +534,7 @@ class Tokenizer:
         prv = list(range(-1, n - 1))
         heap = []
         for i in range(n - 1):
-            r = ranks.get(sym[i] * SHIFT + sym[i + 1])
+            r = rank_of(sym[i], sym[i + 1])
             if r is not None:
                 heap.append((r, i))
         heapq.heapify(heap)
@@ -461,16 +544,19 @@ class Tokenizer:
             r = heap[0][0]
             if sequential and r >= stop:
                 break
-            batch = []
-            while heap and heap[0][0] == r:
-                batch.append(heapq.heappop(heap)[1])
+            if single:
+                batch = [heapq.heappop(heap)[1]]
+            else:
+                batch = []
+                while heap and heap[0][0] == r:
+                    batch.append(heapq.heappop(heap)[1])
             if sequential and r <= last:
                 continue
-            a, b, new = merges[r]
+            new = merges[r][2]
             pushes = []
             for i in batch:  # ascending positions: left to right
                 j = nxt[i]
-                if sym[i] != a or j < 0 or sym[j] != b:
+                if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != r:
                     continue
                 n2 = nxt[j]
                 sym[i] = new
@@ -484,16 +570,15 @@ class Tokenizer:
                 if sym[i] != new:
                     continue
                 p = prv[i]
-                if p >= 0 and sym[p] >= 0:
-                    rr = ranks.get(sym[p] * SHIFT + new)
+                if p >= 0:
+                    rr = rank_of(sym[p], new)
                     if rr is not None:
                         heapq.heappush(heap, (rr, p))
                 j = nxt[i]
                 if j >= 0:
-                    rr = ranks.get(new * SHIFT + sym[j])
+                    rr = rank_of(new, sym[j])
                     if rr is not None:
                         heapq.heappush(heap, (rr, i))
-            # entries whose symbols changed are dropped when popped (the check above)
         out = []
         i = 0
         while i != -1:

@@ -873,15 +873,18 @@ class Tokenizer:
         pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
         ch = text[pos] if pos < len(text) else ""
         got = decoded[pos] if pos < len(decoded) else ""
-        if self.unit == "char" and ch and ch not in self.table.char_ids:
-            kind = "<unk>" if self.unk_id is not None else "byte tokens"
-            reason = f"character {ch!r} at position {pos} is not in the alphabet and was encoded as {kind}"
-        elif self.pretokenizer in ("whitespace_eow", "whitespace", "trailing_space") and (
-            ch.isspace() or got.isspace() or not ch or not got
-        ):
+        whitespace_mode = self.pretokenizer in ("whitespace_eow", "whitespace", "trailing_space")
+        if whitespace_mode and (ch.isspace() or got.isspace() or not ch or not got):
             reason = (
                 f"the {self.pretokenizer} pre-tokenizer drops whitespace: at position {pos} the text has "
                 f"{ch!r} but decoding gives {got!r}"
+            )
+        elif self.unit == "char" and self.fallback == "unk" and ch and ch not in self.table.char_ids:
+            reason = f"character {ch!r} at position {pos} is not in the alphabet and was encoded as <unk>"
+        elif self.unit == "char" and self.end_of_word == "attached" and self.fallback != "keep":
+            reason = (
+                f"at position {pos} the text has {ch!r} but decoding gives {got!r}: a word-final character "
+                "with no end-of-word twin fell back, and its word boundary was lost"
             )
         else:
             reason = f"at position {pos} the text has {ch!r} but decoding gives {got!r}"

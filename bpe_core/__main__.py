@@ -1,0 +1,119 @@
+"""Command line: ``python -m bpe_core train FILE|- [options]``.
+
+Prints the merge table with counts and ties (for handouts and scripts), or the
+same as JSON with ``--json``. Bad arguments or unreadable files print a
+one-line error and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .encoder import Tokenizer
+from .errors import BPEError
+from .pretokenize import PRETOKENIZERS
+from .symbols import END_OF_WORD, UNITS
+from .tiebreak import TIE_BREAKS
+from .trainer import train
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m bpe_core", description="Learn a BPE merge table and print it.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    t = sub.add_parser("train", help="learn merges from a UTF-8 text file ('-' reads standard input)")
+    t.add_argument("file", help="a UTF-8 text file, or - for standard input")
+    budget = t.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--merges", type=int, help="number of merges to learn")
+    budget.add_argument("--vocab-size", type=int, help="target vocabulary size (specials + alphabet + merges)")
+    t.add_argument("--pretokenizer", choices=list(PRETOKENIZERS), default="whitespace_eow")
+    t.add_argument("--unit", choices=list(UNITS), default="char")
+    t.add_argument("--end-of-word", choices=list(END_OF_WORD), default="separate")
+    t.add_argument("--tie-break", choices=list(TIE_BREAKS), default="first_seen")
+    t.add_argument("--min-frequency", type=int, default=2)
+    t.add_argument("--special", action="append", default=[], help="a special token (repeatable)")
+    t.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return parser
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BPEError(f"{path} is not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x})") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 bad input).
+
+    Args:
+        argv: the arguments after the program name (``sys.argv[1:]`` by default).
+    """
+    args = _build_parser().parse_args(argv)
+    try:
+        text = _read(args.file)
+        result = train(
+            text,
+            num_merges=args.merges,
+            vocab_size=args.vocab_size,
+            pretokenizer=args.pretokenizer,
+            unit=args.unit,
+            end_of_word=args.end_of_word,
+            tie_break=args.tie_break,
+            min_frequency=args.min_frequency,
+            special_tokens=args.special,
+        )
+    except (OSError, BPEError, TypeError) as exc:
+        print(f"python -m bpe_core: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(_as_json(result.steps, result.tokenizer, result.stop_reason), ensure_ascii=False, indent=1))
+        return 0
+    print(f"# {len(result.merges)} merges, tie rule {args.tie_break}, vocabulary {len(result.vocab)}")
+    print(f"{'rank':>5}  {'left':<14} {'right':<14} {'token':<18} {'count':>8} {'replaced':>9}  ties")
+    for s in result.steps:
+        ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in s.tied[1:4])
+        if s.num_tied > 4:
+            ties += ", ..."
+        print(f"{s.rank:>5}  {s.pair[0]:<14} {s.pair[1]:<14} {s.token:<18} {s.count:>8} {s.replacements:>9}  {ties}")
+    if result.stop_reason:
+        print(f"# {result.stop_reason}")
+    return 0
+
+
+def _as_json(steps: Sequence, tokenizer: Tokenizer, stop_reason: str | None) -> dict:
+    return {
+        "merges": [
+            {
+                "rank": s.rank,
+                "pair": list(s.pair),
+                "token": s.token,
+                "id": s.token_id,
+                "count": s.count,
+                "replacements": s.replacements,
+                "num_tied": s.num_tied,
+                "tied": [list(p) for p in s.tied],
+            }
+            for s in steps
+        ],
+        "vocab_size": len(tokenizer),
+        "stop_reason": stop_reason,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Encode page: apply a merge table to new text, token by token and rule by rule."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import BPEError
+from ui import sidebar, state
+from ui.cache import ready_tokenizer, ready_tokenizer_names, trained
+from viz.encode_views import (
+    blocked_frame,
+    encode_stats,
+    fallbacks_frame,
+    piece_label,
+    rule_steps_frame,
+    token_views,
+)
+from viz.tokens import tokens_row
+
+DEFAULT_TEXT = "Hello, I've been learning BPE! Lowering the newest tokens: unbelievable 🙂"
+TRAINED = "Trained here"
+MAX_CHARS = 100_000
+MAX_DRAWN = 3_000
+
+st.title("Encode: apply the merge table to new text")
+corpus, settings = sidebar.applied()
+names = [TRAINED, *ready_tokenizer_names()]
+choice = st.radio("Tokenizer", names, key=state.ENCODE_TOKENIZER, horizontal=True)
+try:
+    if choice == TRAINED:
+        tokenizer = trained(corpus.text, settings).tokenizer
+        st.caption(f"Trained on {corpus.name} ({settings.pretokenizer}, {settings.unit}, {settings.tie_break}).")
+    else:
+        tokenizer = ready_tokenizer(choice)
+except (BPEError, TypeError, OSError) as exc:
+    st.error(f"Cannot build the tokenizer: {exc}")
+    st.stop()
+
+text = st.text_area("Text to encode", value=DEFAULT_TEXT, key=state.ENCODE_TEXT, max_chars=MAX_CHARS, height=110)
+c = st.columns(4)
+order = c[0].radio(
+    "Merge order",
+    ["rank", "sequential"],
+    key=state.ENCODE_ORDER,
+    horizontal=True,
+    help="rank: lowest-rank pair first (GPT-2, tiktoken, HF). sequential: the table once, in order.",
+)
+show_ws = c[1].toggle("Show whitespace (· → ↵)", value=True, key=state.SHOW_WHITESPACE)
+show_ids = c[2].toggle("Show ids", value=True, key=state.SHOW_IDS)
+allow = c[3].toggle(
+    "Recognise special tokens",
+    value=False,
+    key=state.ALLOW_SPECIAL,
+    help="Off: text that looks like a special token is encoded as ordinary text (tiktoken's default).",
+)
+
+try:
+    trace = tokenizer.encode_with_trace(text, order=order, allowed_special="all" if allow else ())
+except BPEError as exc:
+    st.error(f"Cannot encode this text: {exc}")
+    st.stop()
+ids = trace.ids
+
+views = token_views(tokenizer, trace, limit=MAX_DRAWN)
+st.html(tokens_row(views, show_whitespace=show_ws, show_ids=show_ids))
+if len(ids) > MAX_DRAWN:
+    st.caption(f"Showing the first {MAX_DRAWN:,} of {len(ids):,} tokens.")
+st.caption(
+    "Dashed red: byte or <unk> fallback. Dotted purple: bytes that cut a UTF-8 character. "
+    "Hover a token for its vocabulary string and id."
+)
+
+stats = encode_stats(text, ids)
+cols = st.columns(len(stats))
+for col, (name, value) in zip(cols, stats.items()):
+    col.metric(name, f"{value:,}")
+
+rt = tokenizer.round_trip(text)
+if rt.ok:
+    st.success("Round trip holds: decode(encode(text)) == text.")
+else:
+    st.warning(f"Round trip breaks at character {rt.position}: {rt.reason}")
+with st.expander("Decoded text and ids"):
+    st.code(rt.decoded or " ", language=None)
+    st.code(", ".join(map(str, ids[:5000])) or " ", language=None)
+
+diffs = tokenizer.order_differences(text)
+if diffs:
+    st.info(f"The two merge orders cut {len(diffs)} word(s) differently:")
+    st.dataframe(
+        [
+            {"word": d.text, "rank order": " ".join(d.rank_tokens), "sequential": " ".join(d.sequential_tokens)}
+            for d in diffs
+        ],
+        hide_index=True,
+    )
+
+st.subheader("Rule by rule")
+pieces = [p for p in trace.pieces if not p.special]
+if not pieces:
+    st.caption("Nothing to show: the text is empty.")
+    st.stop()
+index = st.selectbox(
+    "Pre-token", range(len(pieces)), format_func=lambda i: piece_label(i, pieces[i]), key=state.ENCODE_PIECE
+)
+index = min(index or 0, len(pieces) - 1)
+piece = pieces[index]
+other = "sequential" if order == "rank" else "rank"
+alt = tokenizer.encode_with_trace(piece.text, order=other).pieces
+columns = [(order, piece)]
+if alt and alt[0].ids != piece.ids:
+    columns.append((other, alt[0]))
+for col, (name, p) in zip(st.columns(len(columns)), columns):
+    with col:
+        if len(columns) > 1:
+            st.markdown(f"**{name} order**")
+        st.markdown("Initial symbols: " + " ".join(f"`{s}`" for s in p.initial[:200]))
+        st.dataframe(rule_steps_frame(p), hide_index=True, width="stretch")
+        st.markdown("Final tokens: " + " ".join(f"`{t}`" for t in p.tokens[:200]))
+        if p.blocked:
+            st.markdown("**Blocked rules** (both symbols present, never adjacent)")
+            st.dataframe(blocked_frame(p), hide_index=True, width="stretch")
+        if p.fallbacks:
+            st.markdown("**Fallbacks** (characters the alphabet could not hold as one symbol)")
+            st.dataframe(fallbacks_frame(p), hide_index=True, width="stretch")

@@ -1,0 +1,33 @@
+"""Train page: step through the merges BPE learns on the sidebar's corpus."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import BPEError
+from ui import sidebar, state
+from ui.cache import trained
+from ui.player import step_player
+from ui.step_view import render_step
+from viz.train_tables import corpus_summary
+
+corpus, settings = sidebar.applied()
+st.title("Train: watch BPE learn its merges")
+try:
+    result = trained(corpus.text, settings)
+except (BPEError, TypeError) as exc:
+    st.error(f"Cannot train on {corpus.name}: {exc}")
+    st.stop()
+st.session_state[state.RESULT] = result
+
+summary = corpus_summary(result)
+cols = st.columns(len(summary))
+for col, (name, value) in zip(cols, summary.items()):
+    col.metric(name, f"{value:,}")
+if result.stop_reason:
+    st.info(result.stop_reason)
+if result.num_merges == 0:
+    st.warning("No merge was learned: no pair occurs often enough. Try a longer corpus or a lower min frequency.")
+    st.stop()
+
+step_player(result.num_merges, lambda step: render_step(st.session_state[state.RESULT], step), key="train")

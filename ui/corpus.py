@@ -1,0 +1,108 @@
+"""Corpus input: the sample registry, and checks on uploaded files (no Streamlit here)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_corpora"
+
+SAMPLES: dict[str, str] = {
+    "Shakespeare excerpt (12 KB)": "shakespeare_excerpt.txt",
+    "Textbook: low lower newest widest": "textbook_low_lower_newest_widest.txt",
+    "Toy: hug pug bug": "toy_hug_pug_bug.txt",
+    "Toy: abababc": "toy_abababc.txt",
+    "Toy: banana": "toy_banana.txt",
+    "Wikipedia: Taylor Swift (186 KB)": "taylorswift.txt",
+    "Tiny Shakespeare (1.1 MB)": "tinyshakespeare.txt",
+    "UDHR in 84 languages + emoji (1.7 MB)": "udhr-multiscript.txt",
+}
+"""Sample label -> file in ``sample_corpora/`` (sources and licences in its README)."""
+
+DEFAULT_SAMPLE = "Shakespeare excerpt (12 KB)"
+MAX_UPLOAD_MB = 5
+"""Upload limit in MB; ``.streamlit/config.toml`` enforces the same (``server.maxUploadSize``)."""
+MAX_PASTE_CHARS = 2_000_000
+
+
+class CorpusInputError(ValueError):
+    """Uploaded or pasted input that cannot be used as a corpus (the message says why)."""
+
+
+@dataclass(frozen=True)
+class CorpusChoice:
+    """The corpus the user applied.
+
+    Attributes:
+        source: ``"sample"``, ``"paste"`` or ``"upload"``.
+        name: the sample label, the file name, or ``"pasted text"``.
+        text: the corpus text.
+    """
+
+    source: str
+    name: str
+    text: str
+
+    @property
+    def digest(self) -> str:
+        """First 12 hex digits of the text's SHA-256 (names pasted text in links and exports)."""
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def read_sample(label: str) -> str:
+    """The text of a sample by its label.
+
+    Raises:
+        CorpusInputError: unknown label.
+    """
+    if label not in SAMPLES:
+        raise CorpusInputError(f"unknown sample {label!r}; choose one of: {', '.join(SAMPLES)}")
+    return (SAMPLE_DIR / SAMPLES[label]).read_text(encoding="utf-8")
+
+
+def decode_upload(data: bytes, name: str) -> str:
+    """Decode an uploaded ``.txt`` file, keeping CRLF line ends.
+
+    Args:
+        data: the file's bytes.
+        name: its file name, for messages.
+
+    Returns:
+        The text (a leading UTF-8 byte-order mark is dropped).
+
+    Raises:
+        CorpusInputError: the file is larger than :data:`MAX_UPLOAD_MB`, empty,
+            not UTF-8, or looks binary (NUL bytes or mostly control characters).
+    """
+    if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
+        raise CorpusInputError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {MAX_UPLOAD_MB} MB")
+    if not data.strip():
+        raise CorpusInputError(f"{name} is empty")
+    if b"\x00" in data[:65536]:
+        raise CorpusInputError(f"{name} looks like a binary file (it holds NUL bytes), not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CorpusInputError(
+            f"{name} is not UTF-8 text: byte 0x{data[exc.start]:02X} at offset {exc.start} cannot be decoded. "
+            "Save it as UTF-8 plain text and upload it again."
+        ) from None
+    sample = text[:65536]
+    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f\v")
+    if controls > len(sample) // 10:
+        raise CorpusInputError(f"{name} looks like a binary file ({controls} control characters), not text")
+    return text
+
+
+def check_paste(text: str) -> str:
+    """Check pasted text.
+
+    Raises:
+        CorpusInputError: nothing but whitespace, or more than :data:`MAX_PASTE_CHARS` characters.
+    """
+    if not text.strip():
+        raise CorpusInputError("the pasted text is empty: paste some text, or pick a sample")
+    if len(text) > MAX_PASTE_CHARS:
+        raise CorpusInputError(f"the pasted text has {len(text):,} characters; the limit is {MAX_PASTE_CHARS:,}")
+    return text

@@ -1,0 +1,153 @@
+"""The shared sidebar: corpus source and training settings, applied with the Train button."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS
+from ui import state
+from ui.cache import sample_text
+from ui.corpus import (
+    DEFAULT_SAMPLE,
+    MAX_PASTE_CHARS,
+    MAX_UPLOAD_MB,
+    SAMPLES,
+    CorpusChoice,
+    CorpusInputError,
+    check_paste,
+    decode_upload,
+)
+from ui.settings import TrainSettings, parse_special_tokens
+
+SOURCES = ("Sample", "Paste", "Upload")
+BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
+
+HELP = {
+    "pretokenizer": "How text is cut into chunks before BPE; merges never cross a chunk. "
+    + " ".join(f"{k}: {v}" for k, v in PRETOKENIZERS.items()),
+    "unit": "What the base symbols are. " + " ".join(f"{k}: {v}" for k, v in UNITS.items()),
+    "end_of_word": "Only for whitespace_eow. " + " ".join(f"{k}: {v}" for k, v in END_OF_WORD.items()),
+    "tie_break": "Which pair wins when several share the top count. "
+    + " ".join(f"{k}: {v}" for k, v in TIE_BREAKS.items()),
+    "budget": "Stop after this many merges, or when the vocabulary (special tokens + alphabet + merges) "
+    "reaches this size (Sennrich et al. 2016: the number of merges is the only hyper-parameter).",
+    "min_frequency": "Stop when the best pair occurs fewer times than this (subword-nmt's --min-frequency).",
+    "specials": "Comma-separated tokens such as <|endoftext|>: they get the first ids and are cut out of "
+    "the corpus before counting (as Hugging Face and tiktoken treat special tokens).",
+}
+
+
+def _current_choice(source: str) -> CorpusChoice:
+    """The corpus the sidebar widgets describe right now.
+
+    Raises:
+        CorpusInputError: nothing usable was given (the message says what to do).
+    """
+    if source == "Paste":
+        return CorpusChoice("paste", "pasted text", check_paste(st.session_state.get(state.PASTE) or ""))
+    if source == "Upload":
+        upload = st.session_state.get(state.UPLOAD)
+        if upload is None:
+            raise CorpusInputError(f"choose a .txt file to upload (UTF-8, up to {MAX_UPLOAD_MB} MB)")
+        return CorpusChoice("upload", upload.name, decode_upload(upload.getvalue(), upload.name))
+    label = st.session_state.get(state.SAMPLE) or DEFAULT_SAMPLE
+    return CorpusChoice("sample", label, sample_text(label))
+
+
+def _current_settings() -> TrainSettings:
+    s = st.session_state
+    return TrainSettings(
+        pretokenizer=s[state.PRETOKENIZER],
+        unit=s[state.UNIT],
+        end_of_word=s[state.END_OF_WORD],
+        tie_break=s[state.TIE_BREAK],
+        budget_kind=s[state.BUDGET_KIND],
+        budget=int(s[state.BUDGET]),
+        min_frequency=int(s[state.MIN_FREQUENCY]),
+        special_tokens=parse_special_tokens(s[state.SPECIALS] or ""),
+    )
+
+
+def render() -> None:
+    """Draw the sidebar; on "Train" (and on first load) store the applied corpus and settings.
+
+    Pages read what was applied with :func:`applied`.
+    """
+    defaults = TrainSettings()
+    for key, value in (
+        (state.PRETOKENIZER, defaults.pretokenizer),
+        (state.UNIT, defaults.unit),
+        (state.END_OF_WORD, defaults.end_of_word),
+        (state.TIE_BREAK, defaults.tie_break),
+        (state.BUDGET_KIND, defaults.budget_kind),
+        (state.BUDGET, defaults.budget),
+        (state.MIN_FREQUENCY, defaults.min_frequency),
+        (state.SPECIALS, ""),
+    ):
+        st.session_state.setdefault(key, value)
+    with st.sidebar:
+        st.header("Corpus")
+        source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True)
+        with st.form("train_form", border=False):
+            if source == "Paste":
+                st.text_area(
+                    "Paste text",
+                    key=state.PASTE,
+                    height=160,
+                    max_chars=MAX_PASTE_CHARS,
+                    placeholder="Paste a paragraph, a page or a whole book…",
+                )
+            elif source == "Upload":
+                st.file_uploader(
+                    f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+                    type=["txt"],
+                    key=state.UPLOAD,
+                    help="Line ends (CRLF or LF) are kept as they are in the file.",
+                )
+            else:
+                st.selectbox(
+                    "Sample", list(SAMPLES), key=state.SAMPLE, help="Sources and licences: sample_corpora/README.md"
+                )
+            st.header("Training")
+            st.selectbox("Pre-tokenizer", list(PRETOKENIZERS), key=state.PRETOKENIZER, help=HELP["pretokenizer"])
+            st.radio("Unit", list(UNITS), key=state.UNIT, horizontal=True, help=HELP["unit"])
+            st.radio(
+                "End of word (</w>)",
+                list(END_OF_WORD),
+                key=state.END_OF_WORD,
+                horizontal=True,
+                help=HELP["end_of_word"],
+            )
+            st.selectbox("Tie rule", list(TIE_BREAKS), key=state.TIE_BREAK, help=HELP["tie_break"])
+            st.radio(
+                "Budget",
+                list(BUDGET_KINDS),
+                format_func=BUDGET_KINDS.get,
+                key=state.BUDGET_KIND,
+                horizontal=True,
+                help=HELP["budget"],
+            )
+            st.number_input("Merges / vocabulary size", min_value=0, max_value=200_000, step=50, key=state.BUDGET)
+            st.number_input(
+                "Min frequency", min_value=1, max_value=1_000_000, key=state.MIN_FREQUENCY, help=HELP["min_frequency"]
+            )
+            st.text_input(
+                "Special tokens", key=state.SPECIALS, placeholder="<|endoftext|>, <pad>", help=HELP["specials"]
+            )
+            submitted = st.form_submit_button("Train", type="primary", width="stretch")
+        if submitted or state.APPLIED_SETTINGS not in st.session_state:
+            try:
+                choice = _current_choice(source or "Sample")
+            except CorpusInputError as exc:
+                st.error(str(exc))
+            else:
+                st.session_state[state.APPLIED_CORPUS] = choice
+                st.session_state[state.APPLIED_SETTINGS] = _current_settings()
+        choice = st.session_state.get(state.APPLIED_CORPUS)
+        if choice is not None:
+            st.caption(f"Training on **{choice.name}**: {len(choice.text):,} characters")
+
+
+def applied() -> tuple[CorpusChoice, TrainSettings]:
+    """The corpus and settings of the last "Train" (the defaults before any)."""
+    return st.session_state[state.APPLIED_CORPUS], st.session_state[state.APPLIED_SETTINGS]

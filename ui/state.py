@@ -1,0 +1,43 @@
+"""Every session-state key the app uses, in one place.
+
+Pages and helpers import these names instead of writing string literals, so
+a key cannot be misspelt in one page and not another.
+"""
+
+from __future__ import annotations
+
+# Sidebar: corpus source
+SOURCE = "corpus_source"
+SAMPLE = "corpus_sample"
+PASTE = "corpus_paste"
+UPLOAD = "corpus_upload"
+
+# Sidebar: training settings
+PRETOKENIZER = "set_pretokenizer"
+UNIT = "set_unit"
+END_OF_WORD = "set_end_of_word"
+TIE_BREAK = "set_tie_break"
+BUDGET_KIND = "set_budget_kind"
+BUDGET = "set_budget"
+MIN_FREQUENCY = "set_min_frequency"
+SPECIALS = "set_specials"
+
+# What the last press of "Train" applied (a CorpusChoice and a TrainSettings)
+APPLIED_CORPUS = "applied_corpus"
+APPLIED_SETTINGS = "applied_settings"
+UPLOADED_TEXT = "uploaded_text"
+
+# Train page
+STEP = "train_step"
+PLAYING = "train_playing"
+SPEED = "train_speed"
+RESULT = "train_result"
+
+# Encode page
+ENCODE_TEXT = "encode_text"
+ENCODE_TOKENIZER = "encode_tokenizer"
+ENCODE_ORDER = "encode_order"
+SHOW_WHITESPACE = "encode_show_ws"
+SHOW_IDS = "encode_show_ids"
+ALLOW_SPECIAL = "encode_allow_special"
+ENCODE_PIECE = "encode_piece"

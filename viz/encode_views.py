@@ -1,0 +1,116 @@
+"""Encoding trace -> token views, DataFrames and statistics for the Encode page."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bpe_core import EncodeTrace, PieceTrace, Tokenizer
+from viz.tokens import TokenView, describe_bytes
+
+
+def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
+    """One :class:`~viz.tokens.TokenView` per token of ``trace`` (at most ``limit``).
+
+    Each view shows the text the token stands for (hex for bytes that cut a
+    UTF-8 character), its vocabulary string and id, and flags for the
+    end-of-word marker, fallback (``<unk>``, ``<0xNN>``, or a character kept
+    although the training alphabet lacked it) and special tokens.
+    """
+    table = tokenizer.table
+    fallback_ids = set(tokenizer.byte_fallback_ids)
+    if tokenizer.unk_id is not None:
+        fallback_ids.add(tokenizer.unk_id)
+    views = []
+    for piece in trace.pieces:
+        for tid in piece.ids:
+            data = table.data[tid]
+            eow = table.ends_word[tid]
+            if eow:
+                data = data[:-1]
+            text = describe_bytes(data)
+            views.append(
+                TokenView(
+                    text=text,
+                    raw=table.strings[tid],
+                    token_id=tid,
+                    end_of_word=eow,
+                    partial=text.startswith("⟨") and bool(data),
+                    fallback=tid in fallback_ids or (tid >= tokenizer.num_learned and not piece.special),
+                    special=piece.special,
+                )
+            )
+            if limit is not None and len(views) >= limit:
+                return views
+    return views
+
+
+def encode_stats(text: str, ids: list[int]) -> dict[str, float]:
+    """Characters, UTF-8 bytes, tokens, characters per token and bytes per token."""
+    chars = len(text)
+    nbytes = len(text.encode("utf-8", "surrogatepass"))
+    tokens = len(ids)
+    return {
+        "characters": chars,
+        "bytes": nbytes,
+        "tokens": tokens,
+        "chars per token": round(chars / tokens, 3) if tokens else 0.0,
+        "bytes per token": round(nbytes / tokens, 3) if tokens else 0.0,
+    }
+
+
+def piece_label(index: int, piece: PieceTrace) -> str:
+    """A short label for a pre-token in a picker: ``#3 'learning' → 2 tokens``."""
+    text = piece.text if len(piece.text) <= 30 else piece.text[:30] + "…"
+    n = len(piece.ids)
+    return f"#{index} {text!r} → {n} token{'s' if n != 1 else ''}"
+
+
+def rule_steps_frame(piece: PieceTrace) -> pd.DataFrame:
+    """Each rule that fired in the pre-token: ``step``, ``rank``, ``left``, ``right``, ``token``,
+    ``positions`` (where the left symbol stood), ``after`` (the symbols after it fired)."""
+    return pd.DataFrame(
+        [
+            {
+                "step": i + 1,
+                "rank": a.rank,
+                "left": a.pair[0],
+                "right": a.pair[1],
+                "token": a.token,
+                "positions": ", ".join(map(str, a.positions)),
+                "after": " ".join(a.after) if a.after else "(long piece: not recorded)",
+            }
+            for i, a in enumerate(piece.steps)
+        ],
+        columns=["step", "rank", "left", "right", "token", "positions", "after"],
+    )
+
+
+def blocked_frame(piece: PieceTrace) -> pd.DataFrame:
+    """Rules whose symbols are in the final tokens but never adjacent: ``rank``, ``left``, ``right``,
+    ``between``, ``why``."""
+    return pd.DataFrame(
+        [
+            {"rank": b.rank, "left": b.pair[0], "right": b.pair[1], "between": " ".join(b.between), "why": b.reason}
+            for b in piece.blocked
+        ],
+        columns=["rank", "left", "right", "between", "why"],
+    )
+
+
+def fallbacks_frame(piece: PieceTrace) -> pd.DataFrame:
+    """Characters outside the alphabet or left as raw bytes: ``char``, ``offset``, ``kind``,
+    ``bytes`` (hex), ``tokens``, ``merged``."""
+    return pd.DataFrame(
+        [
+            {
+                "char": f.char,
+                "offset": f.offset,
+                "kind": f.kind,
+                "bytes": " ".join(f"{b:02X}" for b in f.data),
+                "tokens": " ".join(f.tokens),
+                "merged": f.merged,
+            }
+            for f in piece.fallbacks
+        ],
+        columns=["char", "offset", "kind", "bytes", "tokens", "merged"],
+    )

@@ -1,0 +1,185 @@
+"""Token boxes: escaped HTML for token-coloured text and for word segmentations.
+
+All user-supplied text is passed through :func:`html.escape` before it is put
+into markup, so text such as ``<script>`` is shown, never run.
+"""
+
+from __future__ import annotations
+
+import html
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bpe_core import MARKER, unicode_to_bytes
+
+PALETTE = (
+    "#fde68a",
+    "#bfdbfe",
+    "#bbf7d0",
+    "#fecaca",
+    "#ddd6fe",
+    "#fed7aa",
+    "#a5f3fc",
+    "#f5d0fe",
+    "#d9f99d",
+    "#e2e8f0",
+)
+"""Pastel backgrounds for tokens, picked by token id so a token keeps its colour."""
+
+HIGHLIGHT = "#f59e0b"
+"""Border colour of a token that the current merge just formed."""
+
+WHITESPACE_SYMBOLS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍", "\u00a0": "⍽"}
+"""How whitespace is made visible: space ·, tab →, newline ↵, carriage return ␍, no-break space ⍽."""
+
+STYLE = """<style>
+.bpe-row{display:flex;flex-wrap:wrap;gap:2px;align-items:flex-start;font-family:ui-monospace,monospace;line-height:1.3}
+.bpe-tok{display:inline-flex;flex-direction:column;align-items:center;border:1px solid #94a3b8;border-radius:4px;
+padding:1px 4px;white-space:pre;color:#0f172a}
+.bpe-tok small{font-size:0.65em;color:#475569}
+.bpe-new{border:2px solid #f59e0b;box-shadow:0 0 0 1px #f59e0b}
+.bpe-fallback{border:2px dashed #dc2626}
+.bpe-partial{border:2px dotted #7c3aed}
+.bpe-eow{color:#64748b;font-size:0.8em}
+.bpe-end{margin-right:8px}
+.bpe-special{border:2px solid #0f766e;font-weight:600}
+.bpe-break{flex-basis:100%;height:0}
+</style>"""
+"""CSS for the token boxes (put once in any HTML built here)."""
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """One token as it should be drawn.
+
+    Attributes:
+        text: what the token stands for, as text (may be a hex sketch for
+            bytes that are not valid UTF-8 on their own).
+        raw: the token's vocabulary string (``Ġthe``, ``er</w>``, ``<0xF0>``).
+        token_id: its id, or ``None`` when unknown (training traces).
+        end_of_word: True when the token carries the ``</w>`` marker.
+        partial: True for bytes that cut a UTF-8 character.
+        fallback: True for ``<unk>``/``<0xNN>`` fallback tokens.
+        special: True for a special token.
+        new: True when the current merge formed it (highlighted).
+    """
+
+    text: str
+    raw: str
+    token_id: int | None = None
+    end_of_word: bool = False
+    partial: bool = False
+    fallback: bool = False
+    special: bool = False
+    new: bool = False
+
+
+def visible(text: str, show_whitespace: bool = True) -> str:
+    """Replace whitespace by visible symbols (see :data:`WHITESPACE_SYMBOLS`); not escaped."""
+    if not show_whitespace:
+        return text
+    return "".join(WHITESPACE_SYMBOLS.get(ch, ch) for ch in text)
+
+
+def describe_bytes(data: bytes) -> str:
+    """Bytes as text when they are valid UTF-8, else as hex: ``b'\\xf0\\x9f'`` -> ``⟨F0 9F⟩``."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "⟨" + " ".join(f"{b:02X}" for b in data) + "⟩"
+
+
+def view_of_string(token: str, unit: str, end_of_word_mode: bool) -> TokenView:
+    """Build a :class:`TokenView` from a training-trace token string.
+
+    Args:
+        token: a display string from a trace (``Ġthe``, ``er</w>``).
+        unit: ``"char"`` or ``"byte"``; byte tokens are decoded through
+            GPT-2's byte-to-unicode table.
+        end_of_word_mode: True for ``whitespace_eow`` training, where a
+            trailing ``</w>`` is the marker.
+    """
+    core = token
+    eow = False
+    if end_of_word_mode and token.endswith(MARKER):
+        core, eow = token[: -len(MARKER)], True
+    if unit == "byte":
+        table = unicode_to_bytes()
+        try:
+            data = bytes(table[ch] for ch in core)
+        except KeyError:
+            return TokenView(text=core, raw=token, end_of_word=eow)
+        text = describe_bytes(data)
+        return TokenView(text=text, raw=token, end_of_word=eow, partial=text.startswith("⟨") and bool(data))
+    return TokenView(text=core, raw=token, end_of_word=eow)
+
+
+def color_for(index: int) -> str:
+    """The palette colour for a token id."""
+    return PALETTE[index % len(PALETTE)]
+
+
+def color_index(view: TokenView) -> int:
+    """The token's id, or a stable checksum of its string when the id is unknown (training traces)."""
+    return view.token_id if view.token_id is not None else zlib.crc32(view.raw.encode("utf-8", "surrogatepass"))
+
+
+def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, show_id: bool = True) -> str:
+    """Escaped HTML for one token box (text on top, id underneath)."""
+    classes = ["bpe-tok"]
+    if view.new:
+        classes.append("bpe-new")
+    if view.fallback:
+        classes.append("bpe-fallback")
+    if view.partial:
+        classes.append("bpe-partial")
+    if view.special:
+        classes.append("bpe-special")
+    if view.end_of_word:
+        classes.append("bpe-end")
+    label = html.escape(visible(view.text, show_whitespace)) or "&nbsp;"
+    if view.end_of_word:
+        label += f'<span class="bpe-eow">{html.escape(MARKER)}</span>'
+    title = f"{view.raw!r}" + (f" id {view.token_id}" if view.token_id is not None else "")
+    if view.partial:
+        title += " (part of a UTF-8 character)"
+    if view.fallback:
+        title += " (fallback)"
+    under = f"<small>{view.token_id}</small>" if show_id and view.token_id is not None else ""
+    return (
+        f'<span class="{" ".join(classes)}" style="background:{color_for(color_index)}" '
+        f'title="{html.escape(title, quote=True)}">{label}{under}</span>'
+    )
+
+
+def tokens_row(
+    views: Sequence[TokenView],
+    *,
+    show_whitespace: bool = True,
+    show_ids: bool = True,
+    break_on_newline: bool = True,
+) -> str:
+    """Escaped HTML for a row of token boxes, coloured by id, wrapping lines at newlines."""
+    parts = [STYLE, '<div class="bpe-row">']
+    for view in views:
+        parts.append(token_box(view, color_index(view), show_whitespace, show_ids))
+        if break_on_newline and view.text.endswith("\n"):
+            parts.append('<span class="bpe-break"></span>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def word_change_html(
+    before: Iterable[str], after: Iterable[str], merged_at: Iterable[int], unit: str, end_of_word_mode: bool
+) -> str:
+    """Escaped HTML: a word's tokens before a merge, an arrow, and after it with the new tokens outlined."""
+    new = set(merged_at)
+    b = [view_of_string(t, unit, end_of_word_mode) for t in before]
+    a = [
+        TokenView(**{**view_of_string(t, unit, end_of_word_mode).__dict__, "new": k in new})
+        for k, t in enumerate(after)
+    ]
+    left = "".join(token_box(v, color_index(v), True, False) for v in b)
+    right = "".join(token_box(v, color_index(v), True, False) for v in a)
+    return f'<div class="bpe-row">{left}<span style="padding:0 6px">→</span>{right}</div>'

@@ -1,0 +1,55 @@
+"""Training trace -> plotly figures, each marking the current merge step."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from bpe_core import TrainResult
+
+_LAYOUT = {"height": 300, "margin": {"l": 50, "r": 20, "t": 40, "b": 40}, "hovermode": "x unified"}
+
+
+def _mark(fig: go.Figure, step: int | None) -> go.Figure:
+    """Draw a dashed line at merge ``step`` (1-based), if given."""
+    if step is not None:
+        fig.add_vline(x=step, line_dash="dash", line_color="#f59e0b", annotation_text=f"merge {step}")
+    return fig
+
+
+def merge_count_figure(result: TrainResult, step: int | None = None) -> go.Figure:
+    """Winning pair count and replacements of merge 1..N (the count never rises); ``step`` is marked."""
+    ranks = [s.rank + 1 for s in result.steps]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ranks, y=[s.count for s in result.steps], name="winning count", mode="lines"))
+    fig.add_trace(
+        go.Scatter(x=ranks, y=[s.replacements for s in result.steps], name="replaced", mode="lines", line_dash="dot")
+    )
+    fig.update_layout(title="Winning pair count per merge", xaxis_title="merge", yaxis_title="count", **_LAYOUT)
+    return _mark(fig, step)
+
+
+def compression_figure(result: TrainResult, step: int | None = None) -> go.Figure:
+    """Corpus length in tokens and characters per token after 0..N merges; ``step`` is marked."""
+    merges = list(range(result.num_merges + 1))
+    tokens = [result.tokens_at(k) for k in merges]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=merges, y=tokens, name="tokens", mode="lines"), secondary_y=False)
+    fig.add_trace(
+        go.Scatter(x=merges, y=[result.num_chars / t for t in tokens], name="chars per token", mode="lines"),
+        secondary_y=True,
+    )
+    fig.update_layout(title="Corpus length as merges are learned", xaxis_title="merges learned", **_LAYOUT)
+    fig.update_yaxes(title_text="tokens", secondary_y=False)
+    fig.update_yaxes(title_text="chars per token", secondary_y=True)
+    return _mark(fig, step)
+
+
+def vocab_growth_figure(result: TrainResult, step: int | None = None) -> go.Figure:
+    """Vocabulary size (special tokens + alphabet + merges) after 0..N merges; ``step`` is marked."""
+    base = result.steps[0].vocab_size_after - 1 if result.steps else len(result.vocab)
+    merges = list(range(result.num_merges + 1))
+    fig = go.Figure(go.Scatter(x=merges, y=[base + k for k in merges], name="vocabulary", mode="lines"))
+    fig.add_hline(y=base, line_dash="dot", line_color="#64748b", annotation_text=f"base alphabet + specials: {base}")
+    fig.update_layout(title="Vocabulary size", xaxis_title="merges learned", yaxis_title="tokens", **_LAYOUT)
+    return _mark(fig, step)

@@ -14,8 +14,8 @@ from ui import sidebar
 st.set_page_config(page_title="BPE Explorer", page_icon=":material/join_inner:", layout="wide")
 
 pages = [
-    st.Page("pages/train.py", title="Train", icon=":material/model_training:", default=True),
-    st.Page("pages/encode.py", title="Encode", icon=":material/text_fields:"),
+    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train", default=True),
+    st.Page("pages/encode.py", title="Encode", icon=":material/text_fields:", url_path="encode"),
 ]
 navigation = st.navigation(pages, position="top")
 sidebar.render()

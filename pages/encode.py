@@ -100,10 +100,9 @@ pieces = [p for p in trace.pieces if not p.special]
 if not pieces:
     st.caption("Nothing to show: the text is empty.")
     st.stop()
-index = st.selectbox(
-    "Pre-token", range(len(pieces)), format_func=lambda i: piece_label(i, pieces[i]), key=state.ENCODE_PIECE
-)
-index = min(index or 0, len(pieces) - 1)
+labels = [piece_label(i, p) for i, p in enumerate(pieces)]
+label = st.selectbox("Pre-token", labels, key=state.ENCODE_PIECE)
+index = labels.index(label) if label in labels else 0
 piece = pieces[index]
 other = "sequential" if order == "rank" else "rank"
 alt = tokenizer.encode_with_trace(piece.text, order=other).pieces

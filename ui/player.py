@@ -38,6 +38,8 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
 
     @st.fragment(run_every=interval if playing else None)
     def frame() -> None:
+        # A click on a control drawn by an earlier run can carry an older n: clamp again here.
+        st.session_state[step_key] = max(1, min(n, st.session_state[step_key]))
         if st.session_state[playing_key]:
             if st.session_state[step_key] >= n:
                 st.session_state[playing_key] = False

@@ -1,0 +1,186 @@
+"""AppTest: each page loads without an exception and shows the expected values."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+
+from .conftest import REPO
+
+APP = str(REPO / "app.py")
+
+
+def fresh() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=120).run()
+
+
+def submit(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Train").click()
+    return at.run()
+
+
+def subheaders(at: AppTest) -> list[str]:
+    return [s.value for s in at.subheader]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture(autouse=True)
+def navigation_only(monkeypatch):
+    """Keep AppTest on st.navigation across runs.
+
+    AppTest builds a fresh PagesManager for every run, which sees the pages/
+    folder and falls back to Streamlit's legacy multipage mode (running the
+    page file alone, without app.py's sidebar). A real server keeps the
+    choice st.navigation made on the first run; this makes AppTest do the same.
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture()
+def at() -> AppTest:
+    app = fresh()
+    assert not app.exception
+    return app
+
+
+# ----------------------------------------------------------------- Train page
+
+
+def test_default_load_trains_the_default_sample(at):
+    assert subheaders(at)[0] == "Merge 1 of 200: 'e' + '</w>' → 'e</w>'"
+    m = metrics(at)
+    assert m["merges"] == "200" and m["alphabet"] == "57" and m["pair count"] == "350"
+    assert any("Shakespeare excerpt" in c.value for c in at.sidebar.caption)
+    assert at.dataframe[0].value.iloc[0]["count"] == 350
+
+
+def test_stepping(at):
+    at.button(key="train_next").click().run()
+    assert subheaders(at)[0].startswith("Merge 2 of 200: 't' + 'h'")
+    at.button(key="train_last").click().run()
+    assert subheaders(at)[0].startswith("Merge 200 of 200")
+    at.button(key="train_next").click().run()
+    assert subheaders(at)[0].startswith("Merge 200 of 200")
+    at.slider(key="train_step").set_value(50).run()
+    assert subheaders(at)[0].startswith("Merge 50 of 200")
+    at.button(key="train_prev").click().run()
+    assert subheaders(at)[0].startswith("Merge 49 of 200")
+    assert not at.exception
+
+
+def test_play_starts_and_pauses(at):
+    at.button(key="train_play").click().run()
+    assert at.session_state["train_playing"] is True
+    assert any(b.key == "train_pause" for b in at.button)
+    at.button(key="train_pause").click().run()
+    assert at.session_state["train_playing"] is False
+
+
+def test_changing_settings_retrains(at):
+    at.selectbox(key=state.SAMPLE).set_value("Textbook: low lower newest widest")
+    at.selectbox(key=state.TIE_BREAK).set_value("alphabetical")
+    at.number_input(key=state.BUDGET).set_value(10)
+    submit(at)
+    assert not at.exception
+    assert metrics(at)["merges"] == "10"
+    at.slider(key="train_step").set_value(1).run()
+    assert subheaders(at)[0] == "Merge 1 of 10: 'e' + 's' → 'es'"
+    status = at.dataframe[0].value["status"].tolist()
+    assert status[0] == "winner of a 3-way tie (alphabetical)" and status[1] == "tied, lost on alphabetical"
+
+
+def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):
+    at.radio(key=state.BUDGET_KIND).set_value("vocab_size")
+    at.number_input(key=state.BUDGET).set_value(5)
+    submit(at)
+    assert not at.exception
+    assert "below the minimum of 57" in at.error[0].value
+
+
+def test_empty_paste_is_refused(at):
+    at.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    at.text_area(key=state.PASTE).set_value("   \n ")
+    submit(at)
+    assert "pasted text is empty" in at.sidebar.error[0].value
+    assert subheaders(at)[0].startswith("Merge 1 of 200")
+
+
+def test_paste_and_upload(at):
+    at.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    at.text_area(key=state.PASTE).set_value("hug pug bug hug pug")
+    submit(at)
+    assert subheaders(at)[0] == "Merge 1 of 4: 'u' + 'g' → 'ug'"
+
+    at.segmented_control(key=state.SOURCE).set_value("Upload").run()
+    at.file_uploader(key=state.UPLOAD).set_value(("crlf.txt", b"abc abc\r\nabd abd\r\n", "text/plain"))
+    submit(at)
+    assert any("crlf.txt" in c.value for c in at.sidebar.caption)
+    assert subheaders(at)[0] == "Merge 1 of 5: 'a' + 'b' → 'ab'"
+
+    at.file_uploader(key=state.UPLOAD).set_value(("bin.txt", b"\x00\x01\x02binary", "text/plain"))
+    submit(at)
+    assert "binary" in at.sidebar.error[0].value
+    at.file_uploader(key=state.UPLOAD).set_value(("latin1.txt", "café".encode("latin-1"), "text/plain"))
+    submit(at)
+    assert "not UTF-8" in at.sidebar.error[0].value
+
+
+def test_byte_level_gpt2_training(at):
+    at.selectbox(key=state.PRETOKENIZER).set_value("gpt2")
+    at.radio(key=state.UNIT).set_value("byte")
+    submit(at)
+    assert not at.exception
+    assert metrics(at)["alphabet"] == "256"
+    assert subheaders(at)[0].startswith("Merge 1 of 200: 'Ġ' + 't'")
+
+
+# ----------------------------------------------------------------- Encode page
+
+
+def encode_page(at: AppTest) -> AppTest:
+    at.switch_page("pages/encode.py").run()
+    assert not at.exception
+    return at
+
+
+def test_encode_default_sentence(at):
+    encode_page(at)
+    m = metrics(at)
+    assert m["characters"] == "73" and m["tokens"] == "44"
+    assert at.success[0].value.startswith("Round trip holds")
+
+
+def test_encode_text_and_orders(at):
+    encode_page(at)
+    at.text_area(key=state.ENCODE_TEXT).set_value("the lowest").run()
+    assert metrics(at)["characters"] == "10"
+    at.radio(key=state.ENCODE_ORDER).set_value("sequential").run()
+    assert not at.exception
+    labels = at.selectbox(key=state.ENCODE_PIECE).options
+    assert labels[0].startswith("#0 'the' →")
+
+
+def test_encode_reports_whitespace_loss(at):
+    encode_page(at)
+    at.text_area(key=state.ENCODE_TEXT).set_value("two  spaces").run()
+    assert "drops whitespace" in at.warning[0].value
+
+
+def test_encode_hostile_text_is_plain_text(at):
+    encode_page(at)
+    at.text_area(key=state.ENCODE_TEXT).set_value("<script>alert(1)</script>").run()
+    assert not at.exception
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert "<script" not in html and "&lt;" in html

@@ -1,0 +1,217 @@
+"""End-to-end: the real app in Debian's Chromium, driven by Playwright.
+
+Starts ``streamlit run app.py`` on a loopback port, then loads the default
+sample, steps and plays through merges, encodes a sentence, uploads files
+(a CRLF text with HTML in it, and a binary file) and checks what is on screen.
+Screenshots go to ``test-artifacts/``. Skips when Chromium or Playwright is
+missing, unless ``BPE_REQUIRE_BROWSER=1`` (set by ``.ci/run``) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = REPO / "test-artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("BPE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser test required but {reason}")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    """Run the app on a loopback port for the whole module."""
+    port = _free_port()
+    log = open(ARTIFACTS / "streamlit.log", "w") if ARTIFACTS.mkdir(exist_ok=True) is None else None
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not start; see test-artifacts/streamlit.log")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        if log:
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        _missing(f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1440, "height": 1200})
+    pg = context.new_page()
+    dialogs: list[str] = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs  # type: ignore[attr-defined]
+    pg.goto(app_url)
+    yield pg
+    context.close()
+
+
+def _shot(pg, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _heading(pg) -> str:
+    loc = pg.get_by_role("heading", name=re.compile(r"^Merge \d+ of \d+"))
+    loc.first.wait_for(timeout=60_000)
+    return loc.first.inner_text()
+
+
+def _merge_number(pg) -> int:
+    return int(re.match(r"Merge (\d+)", _heading(pg)).group(1))
+
+
+def test_train_page_steps_and_plays(page):
+    assert _heading(page).startswith("Merge 1 of 200")
+    page.get_by_text("Training on Shakespeare excerpt").wait_for()
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function("() => document.body.innerText.includes('Merge 2 of 200')", timeout=20_000)
+    assert "'t' + 'h'" in _heading(page)
+    _shot(page, "train-step-2")
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_function(
+        "() => { const m = document.body.innerText.match(/Merge (\\d+) of 200/); return m && +m[1] >= 5; }",
+        timeout=30_000,
+    )
+    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Play").wait_for(timeout=20_000)
+    stopped = _merge_number(page)
+    time.sleep(2)
+    assert _merge_number(page) == stopped, "the player kept moving after Pause"
+    assert page.locator(".js-plotly-plot").count() >= 3
+    _shot(page, "train-playing")
+
+
+def test_encode_page_colours_a_sentence(page):
+    _heading(page)
+    page.get_by_role("link", name="Encode").click()
+    box = page.get_by_label("Text to encode")
+    box.wait_for(timeout=60_000)
+    sentence = "the lowest newer wider tokens, unbelievable"
+    box.fill(sentence)
+    box.press("Control+Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.bpe-tok')].length > 8 && "
+        "[...document.querySelectorAll('.bpe-tok')].map(e => e.firstChild.textContent).join('').includes('wider')",
+        timeout=20_000,
+    )
+    page.get_by_text(str(len(sentence)), exact=True).first.wait_for()
+    page.get_by_text("Round trip holds").wait_for()
+    _shot(page, "encode")
+
+
+def _upload(page, tmp_path: Path, name: str, data: bytes) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    page.get_by_text("Upload", exact=True).first.click()
+    page.locator("input[type=file]").set_input_files(str(path))
+    page.get_by_text(name).first.wait_for(timeout=20_000)
+    page.get_by_role("button", name="Train").click()
+
+
+def test_upload_crlf_text_with_html_is_shown_not_run(page, tmp_path):
+    _heading(page)
+    text = ("low lower newest widest\r\n" * 20 + (HOSTILE + "\r\n") * 10).encode("utf-8")
+    _upload(page, tmp_path, "hostile.txt", text)
+    page.get_by_text("Training on hostile.txt").wait_for(timeout=60_000)
+    _heading(page)
+    page.get_by_role("button", name="Last").click()
+    page.wait_for_timeout(1500)
+    assert page.locator("script:text('alert(1)')").count() == 0
+    assert page.locator("img[src=x]").count() == 0
+    page.get_by_role("link", name="Encode").click()
+    box = page.get_by_label("Text to encode")
+    box.wait_for(timeout=60_000)
+    page.get_by_text("Trained on hostile.txt").wait_for()
+    box.fill(HOSTILE)
+    box.press("Control+Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.bpe-tok')].map(e => e.firstChild.textContent).join('')"
+        ".includes('<script>alert(1)</script>')",
+        timeout=20_000,
+    )
+    assert page.locator("img[src=x]").count() == 0
+    assert page.dialogs == []  # type: ignore[attr-defined]
+    _shot(page, "upload-hostile")
+
+
+def test_upload_binary_file_gets_a_clear_message(page, tmp_path):
+    _heading(page)
+    _upload(page, tmp_path, "image.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    page.get_by_text("looks like a binary file").wait_for(timeout=20_000)
+    assert _heading(page).startswith("Merge 1 of 200")
+    _shot(page, "upload-binary")

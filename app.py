@@ -2,7 +2,12 @@
 
 Run with ``streamlit run app.py``. This script sets up the page, the shared
 sidebar (corpus and training settings) and the navigation; each page lives in
-``pages/`` and only reads widgets, calls cached builders and renders.
+``app_pages/`` and only reads widgets, calls cached builders and renders.
+
+The page folder is not called ``pages/``: Streamlit treats a ``pages/`` folder
+next to the entry script as its legacy multipage app until ``st.navigation``
+has run once in the process, so on a freshly started server a shared link
+such as ``/lessons`` would run the page script alone, without this file.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from ui import sidebar
 st.set_page_config(page_title="BPE Explorer", page_icon=":material/join_inner:", layout="wide")
 
 pages = [
-    st.Page("pages/train.py", title="Train", icon=":material/model_training:", url_path="train", default=True),
-    st.Page("pages/encode.py", title="Encode", icon=":material/text_fields:", url_path="encode"),
+    st.Page("app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train", default=True),
+    st.Page("app_pages/encode.py", title="Encode", icon=":material/text_fields:", url_path="encode"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("app_pages/lessons.py", title="Lessons", icon=":material/school:", url_path="lessons"),
 ]
 navigation = st.navigation(pages, position="top")
 sidebar.render()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from ui import state
@@ -28,24 +27,6 @@ def subheaders(at: AppTest) -> list[str]:
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
-
-
-@pytest.fixture(autouse=True)
-def navigation_only(monkeypatch):
-    """Keep AppTest on st.navigation across runs.
-
-    AppTest builds a fresh PagesManager for every run, which sees the pages/
-    folder and falls back to Streamlit's legacy multipage mode (running the
-    page file alone, without app.py's sidebar). A real server keeps the
-    choice st.navigation made on the first run; this makes AppTest do the same.
-    """
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 @pytest.fixture()
@@ -150,7 +131,7 @@ def test_byte_level_gpt2_training(at):
 
 
 def encode_page(at: AppTest) -> AppTest:
-    at.switch_page("pages/encode.py").run()
+    at.switch_page("app_pages/encode.py").run()
     assert not at.exception
     return at
 

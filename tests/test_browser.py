@@ -135,6 +135,19 @@ def _merge_number(pg) -> int:
     return int(re.match(r"Merge (\d+)", _heading(pg)).group(1))
 
 
+def test_shared_link_on_a_fresh_server(browser, app_url):
+    """The first request to a new server is a deep link with query parameters: it must open that frame."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1200})
+    pg = context.new_page()
+    pg.goto(app_url + "/lessons?lesson=3.+Blocked+merge")
+    pg.get_by_role("heading", name="3. Blocked merge").wait_for(timeout=60_000)
+    pg.get_by_text("Learned rules:").wait_for()
+    assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
+    pg.get_by_text("Training on Shakespeare excerpt").wait_for()  # the sidebar from app.py is there
+    _shot(pg, "lesson-deep-link")
+    context.close()
+
+
 def test_train_page_steps_and_plays(page):
     assert _heading(page).startswith("Merge 1 of 200")
     page.get_by_text("Training on Shakespeare excerpt").wait_for()

@@ -54,3 +54,11 @@ def ready_tokenizer(name: str) -> bpe_core.Tokenizer:
     from bpe_core.formats import bundled
 
     return bundled(name)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def held_out_counts(text: str, settings: TrainSettings, held_out: str, order: str) -> list[int]:
+    """Token counts of ``held_out`` after 0..N merges of the run ``trained(text, settings)``."""
+    from bpe_core.compression import token_counts_by_merges
+
+    return token_counts_by_merges(trained(text, settings).tokenizer, held_out, order)

@@ -41,3 +41,27 @@ SHOW_WHITESPACE = "encode_show_ws"
 SHOW_IDS = "encode_show_ids"
 ALLOW_SPECIAL = "encode_allow_special"
 ENCODE_PIECE = "encode_piece"
+
+# Compare page
+CMP_COUNT = "cmp_n"
+CMP_BUDGET = "cmp_merges"
+CMP_TEXT = "cmp_text"
+CMP_HELD_OUT = "cmp_held_out"
+CMP_METRIC = "cmp_metric"
+CMP_SWITCH_RUN = "cmp_switch_run"
+CMP_SWITCH_RULE = "cmp_switch_rule"
+CMP_SWITCH_CORPUS = "cmp_switch_corpus"
+
+
+def cmp_key(index: int, field: str) -> str:
+    """The key of configuration ``index``'s ``field`` widget on the Compare page (``cmp_0_unit``)."""
+    return f"cmp_{index}_{field}"
+
+
+# Lessons page
+LESSON = "lesson"
+
+
+def lesson_key(lesson: int, field: str) -> str:
+    """The key of a widget of lesson ``lesson`` (``lesson3_text``)."""
+    return f"lesson{lesson}_{field}"

@@ -1,0 +1,166 @@
+"""Compare page: how pre-tokenization, unit, marker and tie rule change what BPE learns."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
+from ui import sidebar, state
+from ui.cache import held_out_counts, sample_text, trained
+from ui.corpus import SAMPLES
+from ui.settings import TrainSettings
+from viz.compare import (
+    STATUS_COLORS,
+    compression_figure,
+    first_divergence,
+    merge_diff,
+    merge_timeline,
+    unique_tokens,
+    vocab_overlap,
+)
+from viz.encode_views import token_views
+from viz.tokens import tokens_row
+
+DEFAULTS = [
+    ("whitespace_eow", "char", "separate", "first_seen", "rank"),
+    ("gpt2", "byte", "separate", "first_seen", "rank"),
+    ("trailing_space", "char", "separate", "first_seen", "rank"),
+    ("gpt4", "byte", "separate", "hf_tokenizers", "rank"),
+]
+FIELDS = (
+    ("pretokenizer", "Pre-tokenizer", list(PRETOKENIZERS)),
+    ("unit", "Unit", list(UNITS)),
+    ("end_of_word", "End of word", list(END_OF_WORD)),
+    ("tie_break", "Tie rule", list(TIE_BREAKS)),
+    ("order", "Encoding order", list(ORDERS)),
+)
+HELD_OUT_CHARS = 20_000
+TIE_EXAMPLE = "aaabdaaabac"
+
+st.title("Compare: what changes what BPE learns")
+corpus, base = sidebar.applied()
+st.caption(f"All runs train on **{corpus.name}** ({len(corpus.text):,} characters), chosen in the sidebar.")
+
+top = st.columns([1, 1, 2])
+count = top[0].segmented_control("Runs", [2, 3, 4], default=2, key=state.CMP_COUNT, bind="query-params") or 2
+budget = top[1].number_input("Merges", 1, 20_000, 200, step=50, key=state.CMP_BUDGET, bind="query-params")
+test_text = top[2].text_input(
+    "Test text", "The quick brown fox doesn't jump; unbelievable!", key=state.CMP_TEXT, bind="query-params"
+)
+
+runs: dict[str, tuple[TrainSettings, str]] = {}
+for i, col in enumerate(st.columns(count)):
+    with col:
+        letter = "ABCD"[i]
+        st.markdown(f"**Run {letter}**")
+        values = {}
+        for (field, label, options), default in zip(FIELDS, DEFAULTS[i]):
+            values[field] = st.selectbox(
+                label, options, index=options.index(default), key=state.cmp_key(i, field), bind="query-params"
+            )
+        settings = base.with_(
+            pretokenizer=values["pretokenizer"],
+            unit=values["unit"],
+            end_of_word=values["end_of_word"],
+            tie_break=values["tie_break"],
+            budget_kind="merges",
+            budget=int(budget),
+        )
+        name = f"{letter}: {values['pretokenizer']}/{values['unit']}" + (
+            f"/{values['end_of_word']}" if values["pretokenizer"] == "whitespace_eow" else ""
+        )
+        runs[name] = (settings, values["order"])
+
+results = {}
+try:
+    for name, (settings, _order) in runs.items():
+        results[name] = trained(corpus.text, settings)
+except (BPEError, TypeError) as exc:
+    st.error(f"Cannot train {name}: {exc}")
+    st.stop()
+
+st.header("Merge timelines")
+rank = first_divergence(results)
+if rank is None:
+    st.success("The merge tables are identical, rank for rank.")
+else:
+    st.info(f"The tables first diverge at merge {rank + 1} (rank {rank}).")
+merges, status = merge_timeline(results)
+styled = merges.style.apply(lambda col: [f"background-color: {STATUS_COLORS.get(s, '')}" for s in status[col.name]])
+st.dataframe(styled, width="stretch", height=320)
+st.caption(" · ".join(f"{k}: {v}" for k, v in STATUS_COLORS.items()) + " (colours: green, yellow, red)")
+
+st.header("The test text under each run")
+for col, (name, result) in zip(st.columns(len(results)), results.items()):
+    order = runs[name][1]
+    tok = result.tokenizer
+    trace = tok.encode_with_trace(test_text, order=order)
+    with col:
+        st.markdown(f"**{name}**: {len(trace.ids)} tokens ({order} order)")
+        st.html(tokens_row(token_views(tok, trace, limit=500), show_ids=False))
+
+st.header("Compression as merges are learned")
+metric = (
+    st.segmented_control(
+        "Measure", ["tokens", "chars per token", "bytes per token"], default="chars per token", key=state.CMP_METRIC
+    )
+    or "chars per token"
+)
+labels = [label for label in SAMPLES if SAMPLES[label] != "shakespeare_excerpt.txt" or corpus.name != label]
+held_label = st.selectbox(
+    "Held-out text",
+    labels,
+    index=labels.index("Wikipedia: Taylor Swift (186 KB)"),
+    key=state.CMP_HELD_OUT,
+    help=f"The first {HELD_OUT_CHARS:,} characters of this sample, never trained on.",
+)
+held = sample_text(held_label)[:HELD_OUT_CHARS]
+c = st.columns(2)
+train_curves = {n: [r.tokens_at(k) for k in range(r.num_merges + 1)] for n, r in results.items()}
+text_bytes = len(corpus.text.encode("utf-8", "surrogatepass"))
+c[0].plotly_chart(
+    compression_figure(
+        train_curves, chars=len(corpus.text), nbytes=text_bytes, metric=metric, title=f"Training corpus: {corpus.name}"
+    ),
+    width="stretch",
+)
+with st.spinner("Encoding the held-out text…"):
+    held_curves = {n: held_out_counts(corpus.text, runs[n][0], held, runs[n][1]) for n in results}
+c[1].plotly_chart(
+    compression_figure(
+        held_curves, chars=len(held), nbytes=len(held.encode("utf-8")), metric=metric, title=f"Held out: {held_label}"
+    ),
+    width="stretch",
+)
+
+st.header("Vocabulary overlap")
+c = st.columns([1, 2])
+c[0].dataframe(vocab_overlap(results), hide_index=True, width="stretch")
+with c[1]:
+    for name, tokens in unique_tokens(results).items():
+        st.markdown(f"**Only {name}**: " + (" ".join(f"`{t}`" for t in tokens) or "nothing"))
+
+st.header("Switch the tie rule")
+c = st.columns(3)
+run_name = c[0].selectbox("Run", list(results), key=state.CMP_SWITCH_RUN)
+settings = runs[run_name][0]
+other_rules = [r for r in TIE_BREAKS if r != settings.tie_break]
+rule = c[1].selectbox(f"Instead of {settings.tie_break}", other_rules, key=state.CMP_SWITCH_RULE)
+source = c[2].radio(
+    "Corpus", ["sidebar corpus", f"{TIE_EXAMPLE} (byte, none)"], key=state.CMP_SWITCH_CORPUS, horizontal=True
+)
+if source == "sidebar corpus":
+    text, left = corpus.text, settings
+else:
+    text = TIE_EXAMPLE
+    left = settings.with_(pretokenizer="none", unit="byte", budget=3)
+a = trained(text, left)
+b = trained(text, left.with_(tie_break=rule))
+frame, first = merge_diff(a, b)
+frame = frame.rename(columns={"a": left.tie_break, "b": rule})
+if first is None:
+    st.success(f"Same merges under {left.tie_break} and {rule}: no tie ever decided anything here.")
+else:
+    changed = int((~frame["same"]).sum())
+    st.info(f"The tables split at merge {first + 1} (rank {first}); {changed:,} of {len(frame):,} ranks differ.")
+    st.dataframe(frame.iloc[max(0, first - 2) : first + 12], hide_index=True, width="stretch")

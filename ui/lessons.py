@@ -1,0 +1,303 @@
+"""Ready-made demonstrations for teachers: each lesson explains itself and runs live on editable input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import TIE_BREAKS, BPEError, Tokenizer
+from ui import state
+from ui.cache import held_out_counts, sample_text, trained
+from ui.player import step_player
+from ui.settings import TrainSettings
+from ui.step_view import render_step
+from viz.compare import compression_figure
+from viz.encode_views import blocked_frame, fallbacks_frame, rule_steps_frame, token_views
+from viz.tokens import tokens_row
+from viz.train_tables import merges_frame
+
+TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+ORDER_RULES = "b c\na b\nab c\nabc d\na bc"
+ENGLISH = (
+    "the cat sat on the mat. the café opened early and the cat came in. "
+    "we ate cake at the café, then the cat sat on the hat."
+)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A demonstration: a title, a short explanation, and a function that draws it live."""
+
+    title: str
+    explanation: str
+    render: Callable[[int], None]
+
+
+def _text(lesson: int, label: str, default: str, *, area: bool = False) -> str:
+    key = state.lesson_key(lesson, label.split()[0].lower())
+    if area:
+        return st.text_area(label, default, key=key, height=90, bind="query-params")
+    return st.text_input(label, default, key=key, bind="query-params")
+
+
+def _train(text: str, **changes) -> object | None:
+    """Train with the lesson's settings; show the reason and return None on bad input."""
+    try:
+        return trained(text, TrainSettings().with_(**changes))
+    except (BPEError, TypeError) as exc:
+        st.error(f"Cannot train on this input: {exc}")
+        return None
+
+
+def merges_form(i: int) -> None:
+    text = _text(i, "Corpus", TEXTBOOK, area=True)
+    n = st.number_input("Merges", 1, 100, 10, key=state.lesson_key(i, "merges"), bind="query-params")
+    result = _train(text, budget=int(n))
+    if result is None or not result.num_merges:
+        st.warning("No pair occurs twice: nothing to merge.")
+        return
+    step_player(result.num_merges, lambda step: render_step(result, step, charts=False), key=f"lesson{i}")
+
+
+def ties(i: int) -> None:
+    text = _text(i, "Corpus", "aaabdaaabac")
+    runs = {rule: _train(text, pretokenizer="none", tie_break=rule, budget=4) for rule in TIE_BREAKS}
+    if any(r is None for r in runs.values()):
+        return
+    depth = max(r.num_merges for r in runs.values())
+    table = pd.DataFrame(
+        {rule: [" + ".join(r.merges[k]) if k < r.num_merges else "" for k in range(depth)] for rule, r in runs.items()}
+    )
+    table.index.name = "rank"
+    st.dataframe(table, width="stretch")
+    split = next((k for k in range(depth) if len(set(table.iloc[k])) > 1), None)
+    if split is None:
+        st.success("Every rule picks the same merges here: no tie had to be broken. Try 'aaabdaaabac' or 'abab'.")
+        return
+    st.info(f"The rules part ways at merge {split + 1} (rank {split}). The tied pairs, best first, and what decided:")
+    for col, (rule, r) in zip(st.columns(len(runs)), runs.items()):
+        step = r.steps[split]
+        col.markdown(f"**{rule}** picks `{step.pair[0]}` + `{step.pair[1]}`")
+        col.dataframe(
+            pd.DataFrame({"pair": [" + ".join(p) for p in step.tied], "key": step.tie_keys}),
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def blocked(i: int) -> None:
+    corpus = _text(i, "Corpus", "hug pug bug")
+    word = _text(i, "Word to encode", "hugs")
+    result = _train(corpus, budget=2)
+    if result is None:
+        return
+    st.markdown("Learned rules: " + ", ".join(f"`{a}` + `{b}`" for a, b in result.merges))
+    tok = result.tokenizer
+    trace = tok.encode_with_trace(word)
+    st.html(tokens_row(token_views(tok, trace)))
+    for piece in trace.pieces:
+        st.markdown(f"**{piece.text}**: " + " ".join(f"`{s}`" for s in piece.initial) + " →")
+        st.dataframe(rule_steps_frame(piece), hide_index=True, width="stretch")
+        if piece.blocked:
+            st.dataframe(blocked_frame(piece), hide_index=True, width="stretch")
+        else:
+            st.caption("No rule was blocked in this word.")
+
+
+def byte_fallback(i: int) -> None:
+    corpus = _text(i, "Training text", ENGLISH, area=True)
+    text = _text(i, "Text to encode", "I ❤️ the café 🙂")
+    byte = _train(corpus, pretokenizer="gpt2", unit="byte", budget=40)
+    char = _train(corpus, budget=40)
+    if byte is None or char is None:
+        return
+    base = char.tokenizer
+    variants = {
+        "byte-level (GPT-2)": byte.tokenizer,
+        "char + <unk>": Tokenizer(base.table, base.merge_ids, pretokenizer=base.pretokenizer, fallback="unk"),
+        "char + <0xNN> bytes": Tokenizer(base.table, base.merge_ids, pretokenizer=base.pretokenizer, fallback="bytes"),
+    }
+    for col, (name, tok) in zip(st.columns(3), variants.items()):
+        trace = tok.encode_with_trace(text)
+        with col:
+            st.markdown(f"**{name}**: {len(trace.ids)} tokens")
+            st.html(tokens_row(token_views(tok, trace), show_ids=False))
+            rows = [f for p in trace.pieces for f in fallbacks_frame(p).to_dict("records")]
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            rt = tok.round_trip(text)
+            (st.success if rt.ok else st.warning)("round trip holds" if rt.ok else rt.reason)
+
+
+def overlaps(i: int) -> None:
+    text = _text(i, "Corpus", "aaaaa")
+    result = _train(text, pretokenizer="none", budget=3, min_frequency=1)
+    if result is None or not result.num_merges:
+        return
+    rows = [
+        {"merge": s.rank + 1, "pair": " + ".join(s.pair), "count": s.count, "replaced": s.replacements}
+        for s in result.steps
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    first = result.steps[0]
+    w = first.words[0]
+    st.markdown(f"Merge 1 rewrites `{' '.join(w.before)}` as `{' '.join(w.after)}`.")
+
+
+def word_ends(i: int) -> None:
+    corpus = _text(i, "Corpus", ENGLISH, area=True)
+    sentence = _text(i, "Sentence", "the cat ate the cake")
+    configs = {
+        "</w> separate": {"pretokenizer": "whitespace_eow", "end_of_word": "separate"},
+        "</w> attached": {"pretokenizer": "whitespace_eow", "end_of_word": "attached"},
+        "trailing space": {"pretokenizer": "trailing_space"},
+        "GPT-2 leading space": {"pretokenizer": "gpt2", "unit": "byte"},
+    }
+    for col, (name, changes) in zip(st.columns(4), configs.items()):
+        result = _train(corpus, budget=30, **changes)
+        if result is None:
+            return
+        tok = result.tokenizer
+        with col:
+            st.markdown(f"**{name}**")
+            st.html(tokens_row(token_views(tok, tok.encode_with_trace(sentence)), show_ids=False))
+            st.dataframe(merges_frame(result, 7)[["left", "right", "token", "count"]], hide_index=True)
+
+
+def _rules(text: str) -> list[tuple[str, str]]:
+    rules = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            raise BPEError(f"line {n}: write one rule per line as two symbols, e.g. 'a b' (got {line!r})")
+        rules.append((parts[0], parts[1]))
+    return rules
+
+
+def merge_order(i: int) -> None:
+    c = st.columns(3)
+    with c[0]:
+        table = _text(i, "Rules (one per line, in rank order)", ORDER_RULES, area=True)
+    with c[1]:
+        reordered = _text(i, "Same rules, another order", "a b\nb c\nab c\nabc d\na bc", area=True)
+    with c[2]:
+        word = _text(i, "Word", "abcd")
+    try:
+        first = Tokenizer.from_merges(_rules(table), pretokenizer="none")
+        second = Tokenizer.from_merges(_rules(reordered), pretokenizer="none")
+    except BPEError as exc:
+        st.error(str(exc))
+        return
+    for tok, title in ((first, "Rules as learned"), (second, "Rules reordered")):
+        st.markdown(f"**{title}**")
+        cols = st.columns(2)
+        for col, order in zip(cols, ("rank", "sequential")):
+            piece = tok.encode_with_trace(word, order=order).pieces
+            with col:
+                st.markdown(f"{order} order → " + " ".join(f"`{t}`" for p in piece for t in p.tokens))
+                for p in piece:
+                    st.dataframe(rule_steps_frame(p), hide_index=True, width="stretch")
+
+
+def vocab_tradeoff(i: int) -> None:
+    labels = ["Wikipedia: Taylor Swift (186 KB)", "Shakespeare excerpt (12 KB)", "Tiny Shakespeare (1.1 MB)"]
+    c = st.columns(3)
+    label = c[0].selectbox("Train on", labels, key=state.lesson_key(i, "corpus"), bind="query-params")
+    held_label = c[1].selectbox("Held out", labels[::-1], key=state.lesson_key(i, "held"), bind="query-params")
+    n = c[2].number_input("Largest number of merges", 50, 5000, 1000, 50, key=state.lesson_key(i, "merges"))
+    text = sample_text(label)
+    settings = TrainSettings().with_(pretokenizer="gpt2", unit="byte", budget=int(n))
+    result = _train(text, **{k: getattr(settings, k) for k in ("pretokenizer", "unit", "budget")})
+    if result is None:
+        return
+    held = sample_text(held_label)[:20_000]
+    base = len(result.vocab) - result.num_merges
+    curves = {"training corpus": [result.tokens_at(k) for k in range(result.num_merges + 1)]}
+    held_counts = {"held-out text": held_out_counts(text, settings, held, "rank")}
+    c = st.columns(2)
+    c[0].plotly_chart(
+        compression_figure(
+            curves,
+            chars=result.num_chars,
+            nbytes=result.num_bytes,
+            metric="chars per token",
+            title=label,
+            x_offset=base,
+            x_title="vocabulary size",
+        ),
+        width="stretch",
+    )
+    c[1].plotly_chart(
+        compression_figure(
+            held_counts,
+            chars=len(held),
+            nbytes=len(held.encode()),
+            metric="chars per token",
+            title=f"Held out: {held_label}",
+            x_offset=base,
+            x_title="vocabulary size",
+        ),
+        width="stretch",
+    )
+
+
+LESSONS: list[Lesson] = [
+    Lesson(
+        "1. Merges form",
+        "BPE starts from single characters and, at every step, glues together the pair of neighbours "
+        "seen most often. Step through the textbook corpus and watch `er`, `est</w>` and `low` appear, "
+        "each new token a merge of two older ones.",
+        merges_form,
+    ),
+    Lesson(
+        "2. Ties",
+        "When two pairs share the top count, something must pick one. Each tool picks differently: the pair "
+        "seen first, the alphabetically smallest, subword-nmt's largest, or Hugging Face's smallest ids. "
+        "The table shows where the four rules part ways and what each compared.",
+        ties,
+    ),
+    Lesson(
+        "3. Blocked merge",
+        "A rule can only fire on two symbols that sit side by side. After training on `hug pug bug`, the rule "
+        "(ug, </w>) exists, but in `hugs` the `s` stands between `ug` and the end of the word, so it never fires.",
+        blocked,
+    ),
+    Lesson(
+        "4. Byte fallback",
+        "A character that training never saw has no symbol of its own. Byte-level BPE never has that problem: "
+        "it spells everything in bytes (an emoji is four). A character-level tokenizer must either give up "
+        "(`<unk>`) or spell the character in byte tokens `<0xNN>`, as SentencePiece and Llama do.",
+        byte_fallback,
+    ),
+    Lesson(
+        "5. Overlaps",
+        "In `aaaaa` the pair (a, a) occurs four times, but occurrences overlap: once the first two a's merge, "
+        "the second a is gone. Counting says 4, replacing left to right manages 2.",
+        overlaps,
+    ),
+    Lesson(
+        "6. Where words end",
+        "Whether a token knows it ends a word depends on the pre-tokenizer: a `</w>` symbol of its own, the "
+        "marker glued to the last letter, a trailing space, or GPT-2's space at the start of the next word. "
+        "Same corpus, four sets of tokens.",
+        word_ends,
+    ),
+    Lesson(
+        "7. Merge order matters",
+        "Encoding replays the merge table. Rank order repeatedly takes the lowest-ranked pair present (GPT-2, "
+        "tiktoken); sequential order runs through the table once. When a token can be built two ways they can "
+        "disagree, and reordering the same rules changes the result again.",
+        merge_order,
+    ),
+    Lesson(
+        "8. Vocabulary size trade-off",
+        "More merges mean a bigger vocabulary and fewer, longer tokens. The gain is steep at first and then "
+        "flattens; on text the tokenizer never saw it flattens sooner.",
+        vocab_tradeoff,
+    ),
+]
+"""Every lesson, in teaching order."""

@@ -1,0 +1,170 @@
+"""Side-by-side comparison of training runs: merge timelines, vocabulary overlap, compression.
+
+Runs made with different units or markers spell the same merge differently
+(``t h`` in characters, ``t h`` in bytes, ``Ġt`` for a space-led byte token),
+so comparisons use each token's *text*: byte tokens decoded, the end-of-word
+marker written ``</w>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from bpe_core import TrainResult
+from viz.tokens import view_of_string
+
+STATUS_COLORS = {"shared by all": "#bbf7d0", "shared by some": "#fef08a", "unique": "#fecaca"}
+"""Cell colours of the merge timeline."""
+
+
+def token_text(token: str, result: TrainResult) -> str:
+    """A token's text as comparable across runs: ``Ġthe`` -> `` the``, ``er</w>`` stays ``er</w>``."""
+    view = view_of_string(token, result.config.unit, result.config.pretokenizer == "whitespace_eow")
+    return view.text + ("</w>" if view.end_of_word else "")
+
+
+def merge_texts(result: TrainResult) -> list[str]:
+    """Each merge of ``result`` as ``"left + right"`` in comparable text, in rank order."""
+    return [f"{token_text(a, result)} + {token_text(b, result)}" for a, b in result.merges]
+
+
+def first_divergence(results: Mapping[str, TrainResult]) -> int | None:
+    """The first merge rank at which the runs' merge tables differ, or ``None`` if they agree throughout.
+
+    A run that stopped early diverges where it stopped.
+    """
+    tables = [merge_texts(r) for r in results.values()]
+    longest = max((len(t) for t in tables), default=0)
+    for rank in range(longest):
+        column = {t[rank] if rank < len(t) else None for t in tables}
+        if len(column) > 1:
+            return rank
+    return None
+
+
+def merge_timeline(results: Mapping[str, TrainResult]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The merge tables aligned by rank, and each cell's status.
+
+    Returns:
+        ``(merges, status)``: two DataFrames indexed by rank with one column per
+        run. ``merges`` holds ``"left + right"`` texts ("" past a run's end);
+        ``status`` holds "shared by all", "shared by some" or "unique": whether
+        the same merge appears, at any rank, in every other run, some, or none.
+    """
+    tables = {name: merge_texts(r) for name, r in results.items()}
+    sets = {name: set(t) for name, t in tables.items()}
+    longest = max((len(t) for t in tables.values()), default=0)
+    merges: dict[str, list[str]] = {}
+    status: dict[str, list[str]] = {}
+    for name, table in tables.items():
+        others = [s for other, s in sets.items() if other != name]
+        col, stat = [], []
+        for rank in range(longest):
+            if rank >= len(table):
+                col.append("")
+                stat.append("")
+                continue
+            m = table[rank]
+            hits = sum(m in s for s in others)
+            col.append(m)
+            stat.append("shared by all" if hits == len(others) else "shared by some" if hits else "unique")
+        merges[name], status[name] = col, stat
+    index = pd.RangeIndex(longest, name="rank")
+    return pd.DataFrame(merges, index=index), pd.DataFrame(status, index=index)
+
+
+def vocab_texts(result: TrainResult) -> set[str]:
+    """The vocabulary (alphabet and merged tokens, not special tokens) as comparable texts."""
+    return {token_text(t, result) for t in result.alphabet} | {token_text(a + b, result) for a, b in result.merges}
+
+
+def vocab_overlap(results: Mapping[str, TrainResult]) -> pd.DataFrame:
+    """Pairwise overlap of the vocabularies: rows ``a``, ``b``, ``shared``, ``jaccard`` (|A∩B| / |A∪B|)."""
+    vocabs = {name: vocab_texts(r) for name, r in results.items()}
+    names = list(vocabs)
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            inter = len(vocabs[a] & vocabs[b])
+            union = len(vocabs[a] | vocabs[b])
+            rows.append({"a": a, "b": b, "shared": inter, "jaccard": round(inter / union, 3) if union else 1.0})
+    return pd.DataFrame(rows, columns=["a", "b", "shared", "jaccard"])
+
+
+def unique_tokens(results: Mapping[str, TrainResult], limit: int = 30) -> dict[str, list[str]]:
+    """For each run, the merged tokens no other run has (as texts, in the run's merge order, at most ``limit``)."""
+    vocabs = {name: vocab_texts(r) for name, r in results.items()}
+    out = {}
+    for name, r in results.items():
+        others = set().union(*(v for other, v in vocabs.items() if other != name))
+        learned = list(dict.fromkeys(token_text(a + b, r) for a, b in r.merges))
+        out[name] = [t for t in learned if t not in others][:limit]
+    return out
+
+
+def compression_figure(
+    curves: Mapping[str, Sequence[int]],
+    *,
+    chars: int,
+    nbytes: int,
+    metric: str,
+    title: str,
+    x_offset: int = 0,
+    x_title: str = "merges used",
+) -> go.Figure:
+    """One line per run: a text's length against the number of merges used.
+
+    Args:
+        curves: run name -> token count after 0..N merges.
+        chars, nbytes: the text's length in characters and UTF-8 bytes.
+        metric: ``"tokens"``, ``"chars per token"`` or ``"bytes per token"``.
+        title: the figure title.
+        x_offset: added to the merge count on the x axis (the base vocabulary
+            size turns "merges used" into "vocabulary size").
+        x_title: the x-axis title.
+
+    Raises:
+        ValueError: unknown ``metric``.
+    """
+    if metric not in ("tokens", "chars per token", "bytes per token"):
+        raise ValueError(f"unknown metric {metric!r}")
+    fig = go.Figure()
+    for name, counts in curves.items():
+        if metric == "tokens":
+            y = list(counts)
+        else:
+            size = chars if metric == "chars per token" else nbytes
+            y = [size / c if c else 0.0 for c in counts]
+        fig.add_trace(go.Scatter(x=[x_offset + k for k in range(len(counts))], y=y, name=name, mode="lines"))
+    fig.update_layout(
+        title=title,
+        xaxis_title=x_title,
+        yaxis_title=metric,
+        hovermode="x unified",
+        height=340,
+        margin={"l": 50, "r": 20, "t": 40, "b": 40},
+    )
+    return fig
+
+
+def merge_diff(a: TrainResult, b: TrainResult) -> tuple[pd.DataFrame, int | None]:
+    """Two merge tables of the same corpus side by side, and the first rank where they differ.
+
+    Returns:
+        ``(frame, first)``: columns ``rank``, ``a``, ``b``, ``same``; ``first``
+        is the first differing rank or ``None``.
+    """
+    ta, tb = merge_texts(a), merge_texts(b)
+    n = max(len(ta), len(tb))
+    rows = []
+    first = None
+    for rank in range(n):
+        x = ta[rank] if rank < len(ta) else ""
+        y = tb[rank] if rank < len(tb) else ""
+        if x != y and first is None:
+            first = rank
+        rows.append({"rank": rank, "a": x, "b": y, "same": x == y})
+    return pd.DataFrame(rows, columns=["rank", "a", "b", "same"]), first

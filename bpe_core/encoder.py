@@ -9,8 +9,12 @@ characters the alphabet never saw), then merge rules are applied:
 ``order="rank"``
     Repeatedly find the adjacent pair with the lowest merge rank and merge all
     its occurrences, left to right without overlap; stop when no adjacent pair
-    has a rule. This is GPT-2's ``encoder.py`` ``bpe()``; tiktoken and Hugging
-    Face give the same result on any table where each token is formed once.
+    has a rule. This is GPT-2's ``encoder.py`` ``bpe()``; Hugging Face's
+    ``Word::merge_all`` gives the same result. tiktoken (``merge_by="bytes"``)
+    merges any two pieces whose bytes spell a token, so it agrees on tables
+    that BPE training learned (tested on real corpora) but not on every
+    hand-made table: with (a,b), (b,c), (a,bc), ``abc`` is ``ab c`` by pair and
+    ``abc`` for tiktoken.
 ``order="sequential"``
     One pass over the merge table in learned order, each rule applied to all
     its occurrences (the loop of Sennrich et al. 2016, Algorithm 1, replayed on
@@ -21,7 +25,8 @@ characters the alphabet never saw), then merge rules are applied:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from os import PathLike
 from typing import Literal
 
 from .byte_level import unicode_to_bytes
@@ -256,6 +261,63 @@ class Tokenizer:
             merge_ids.append((a, b, new))
         return cls(table, merge_ids, pretokenizer=pretokenizer, fallback=fallback, pattern=pattern, name=name)
 
+    @classmethod
+    def from_gpt2(
+        cls, encoder_json: str | PathLike[str], vocab_bpe: str | PathLike[str], *, name: str = ""
+    ) -> Tokenizer:
+        """Load OpenAI GPT-2's file pair (``encoder.json`` + ``vocab.bpe``), or any GPT-2 style
+        ``vocab.json`` + ``merges.txt`` with byte-level tokens.
+
+        Delegates to :func:`bpe_core.formats.gpt2.load_gpt2`: ids are the file's
+        ids (``<|endoftext|>`` = 50256), GPT-2's regex pre-tokenizer, merges by
+        pair (``merge_by="pair"``, GPT-2 ``encoder.py`` ``bpe()``).
+
+        Args:
+            encoder_json: path of ``encoder.json`` (token string -> id).
+            vocab_bpe: path of ``vocab.bpe`` (``#version: 0.2`` then one merge per line).
+            name: a label (default ``"GPT-2"``).
+
+        Raises:
+            bpe_core.formats.FormatError: a malformed file (the message names the file and line or key).
+            MergeTableError: a single byte missing from the vocabulary, or a merge naming unknown tokens.
+            OSError: a file cannot be read.
+        """
+        from .formats.gpt2 import load_gpt2  # late import: the formats package imports this module
+
+        return load_gpt2(encoder_json, vocab_bpe, name=name or "GPT-2")
+
+    @classmethod
+    def from_tiktoken(
+        cls,
+        rank_file: str | PathLike[str],
+        pat_str: str,
+        special_tokens: Mapping[str, int] | None = None,
+        *,
+        name: str = "",
+    ) -> Tokenizer:
+        """Load a tiktoken rank file (``base64(token) rank`` per line) with its split pattern.
+
+        Delegates to :func:`bpe_core.formats.tiktoken_ranks.load_tiktoken`: ids
+        are the ranks, merges are looked up by the merged bytes
+        (``merge_by="bytes"``, tiktoken ``_byte_pair_merge``), and each token's
+        merge pair is recovered (the two lower-ranked tokens tiktoken joins last)
+        so the trace can show which two pieces merged.
+
+        Args:
+            rank_file: path of the ``.tiktoken`` file (tiktoken ``load_tiktoken_bpe`` format).
+            pat_str: the split pattern (e.g. :data:`bpe_core.pretokenize.GPT4_PATTERN` for cl100k_base).
+            special_tokens: special token -> id, e.g. ``{"<|endoftext|>": 100257}``.
+            name: a label.
+
+        Raises:
+            bpe_core.formats.FormatError: a malformed line (named by number).
+            MergeTableError: a single byte missing from the ranks (listed), or a special id that is also a rank.
+            OSError: the file cannot be read.
+        """
+        from .formats.tiktoken_ranks import load_tiktoken
+
+        return load_tiktoken(rank_file, pat_str, special_tokens, name=name)
+
     # ------------------------------------------------------------------ views
 
     def __getstate__(self) -> dict[str, object]:
@@ -275,8 +337,9 @@ class Tokenizer:
 
     @property
     def vocab(self) -> dict[str, int]:
-        """Token string -> id (if two ids share a string, the first keeps it)."""
-        return {s: i for i, s in reversed(list(enumerate(self.table.strings)))}
+        """Token string -> id (if two ids share a string, the first keeps it; unassigned ids are left out)."""
+        gaps = self.table.gaps
+        return {s: i for i, s in reversed(list(enumerate(self.table.strings))) if i not in gaps}
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -318,6 +381,8 @@ class Tokenizer:
     def _check_id(self, token_id: object) -> None:
         if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.table):
             raise TokenIdError(f"token id {token_id!r} is out of range: valid ids are 0..{len(self.table) - 1}")
+        if token_id in self.table.gaps:
+            raise TokenIdError(f"token id {token_id} is not assigned: this vocabulary has no token with that id")
 
     def _pair(self, a: int, b: int) -> str:
         return f"({self.table.strings[a]!r}, {self.table.strings[b]!r})"
@@ -419,8 +484,12 @@ class Tokenizer:
         """
         if self.merge_by == "bytes":
             if len(syms) > _LONG and record is None:
-                return self._merge_long(syms, order, start, stop)
-            return self._merge_bytes(syms, order, record, start, stop)
+                out = self._merge_long(syms, order, start, stop)
+            else:
+                out = self._merge_bytes(syms, order, record, start, stop)
+            if len(out) > 1 and order == "rank" and self.end_of_word is None:
+                out = self._whole_piece(syms, out, record)
+            return out
         if len(syms) > _LONG and record is None:
             return self._merge_long(syms, order, start, stop)
         ranks = self.pair_rank
@@ -460,9 +529,7 @@ class Tokenizer:
             last = best
         return syms
 
-    def _merge_bytes(
-        self, syms: list[int], order: str, record: list | None, start: int, stop: int
-    ) -> list[int]:
+    def _merge_bytes(self, syms: list[int], order: str, record: list | None, start: int, stop: int) -> list[int]:
         """:meth:`_merge` for ``merge_by="bytes"``: ranks are looked up by the merged bytes.
 
         In ``rank`` order one merge happens at a time, at the leftmost adjacent
@@ -505,6 +572,23 @@ class Tokenizer:
             syms = out
             last = best
         return syms
+
+    def _whole_piece(self, syms: list[int], out: list[int], record: list | None) -> list[int]:
+        """tiktoken's whole-piece lookup (``CoreBPE::encode_ordinary`` in ``src/lib.rs``).
+
+        tiktoken looks each pre-token up as a whole before merging; when merging
+        stopped short of a token that spells the whole piece, that token wins (a
+        table whose every token is reachable by merging never gets here). The
+        trace records it as one application of that token's rule at position 0.
+        """
+        data = self.table.data
+        rank = self.token_rank.get(b"".join([data[x] for x in syms]))
+        if rank is None:
+            return out
+        new = self.merge_ids[rank][2]
+        if record is not None:
+            record.append((rank, (0,), out, [new]))
+        return [new]
 
     def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = _INF) -> list[int]:
         """The same as :meth:`_merge` in O(n log n), for long chunks (linked list + heap).
@@ -701,6 +785,8 @@ class Tokenizer:
         steps = []
         for rank, sites, before, after in record:
             a, b, new = self.merge_ids[rank]
+            if self.merge_by == "bytes" and sites and len(before) == len(after) + len(sites):
+                a, b = before[sites[0]], before[sites[0] + 1]  # tiktoken joins whichever two pieces spell the token
             steps.append(
                 RuleApplication(
                     rank=rank,
@@ -836,6 +922,14 @@ class Tokenizer:
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
                 self._check_id(i)
+        gaps = self.table.gaps
+        if gaps and not gaps.isdisjoint(ids):
+            bad = sorted(gaps.intersection(ids))
+            raise TokenIdError(
+                f"token id{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} "
+                f"{'are' if len(bad) > 1 else 'is'} not assigned: this vocabulary has no token with "
+                f"{'those ids' if len(bad) > 1 else 'that id'}"
+            )
         out = b"".join([data[i] for i in ids])
         if ids and self.end_of_word is not None and self.table.ends_word[ids[-1]]:
             out = out[:-1]  # the last word's marker is not a separator

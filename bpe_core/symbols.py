@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from .byte_level import bytes_to_unicode
-from .errors import BPEError, OptionError
+from .errors import BPEError, MergeTableError, OptionError
 
 MARKER = "</w>"
 """The end-of-word marker's display string (Sennrich et al. 2016)."""
@@ -85,7 +85,11 @@ class SymbolTable:
         marker_id: separate marker: the id of ``</w>``; else ``None``.
         hf_rank: id -> the id Hugging Face ``BpeTrainer`` would give (differs only
             for byte-unit base symbols, which it sorts by their rendered character).
+        gaps: ids below ``len(table)`` that name no token (only tables built by
+            :meth:`from_vocab`, e.g. cl100k_base's 100256); their string is ``""``.
     """
+
+    gaps: frozenset[int] = frozenset()
 
     def __init__(
         self,
@@ -143,6 +147,127 @@ class SymbolTable:
                 self.final_ids[base] = self._add(self.strings[base] + MARKER, self.data[base] + b" ", ends_word=True)
         self.num_base = len(self.strings)
         self.hf_rank = self._hf_ranks()
+
+    @classmethod
+    def from_vocab(
+        cls,
+        tokens: Mapping[int, tuple[str, bytes]],
+        *,
+        unit: str,
+        end_of_word: str | None = None,
+        specials: Mapping[str, int] | None = None,
+        ends_word: Iterable[int] = (),
+    ) -> SymbolTable:
+        """Build a table whose ids are given, as a loaded vocabulary file fixes them.
+
+        Used for GPT-2 ``encoder.json``, tiktoken rank files and ``tokenizer.json``:
+        ids need not start at the base symbols, special tokens may sit anywhere
+        (GPT-2's ``<|endoftext|>`` is the last id) and ids may be missing (cl100k_base
+        has no token 100256); such *gaps* are listed in :attr:`gaps`.
+
+        Args:
+            tokens: id -> ``(display string, bytes)`` for every token that is not
+                special. Base symbols are found here: byte unit, the tokens of one
+                byte; char unit, the tokens of one character (the lowest id wins).
+            unit: ``"char"`` or ``"byte"``.
+            end_of_word: ``None``, ``"separate"`` (the token ``</w>`` among
+                ``ends_word``) or ``"attached"`` (``c</w>`` twins among ``ends_word``).
+            specials: special token -> id (its bytes are its UTF-8 encoding).
+            ends_word: ids of the tokens that hold the end-of-word marker; their
+                bytes end with the marker's ``b" "``.
+
+        Returns:
+            A table with ``len(table) == max id + 1``; ``hf_rank`` is the identity,
+            ``num_special`` counts the specials at ids ``0, 1, ...`` and
+            ``num_base`` is one past the highest base-symbol id.
+
+        Raises:
+            OptionError: bad ``unit`` or ``end_of_word``.
+            MergeTableError: an id is negative, not an int or used twice; a
+                byte-unit table lacks some of the 256 single bytes (they are
+                listed); a separate marker table has no ``</w>`` token.
+        """
+        check_option("unit", unit, UNITS)
+        if end_of_word is not None:
+            check_option("end_of_word", end_of_word, END_OF_WORD)
+        specials = dict(specials or {})
+        for i in [*tokens, *specials.values()]:
+            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                raise MergeTableError(f"token id {i!r} is not a non-negative int")
+        by_id: dict[int, str] = {}
+        for tok, i in specials.items():
+            if i in by_id:
+                raise MergeTableError(f"special tokens {by_id[i]!r} and {tok!r} share id {i}")
+            by_id[i] = tok
+            if i in tokens:
+                raise MergeTableError(f"id {i} is both the special token {tok!r} and the token {tokens[i][0]!r}")
+        n = max([*tokens, *specials.values()], default=-1) + 1
+        table = object.__new__(cls)
+        table.unit = unit
+        table.end_of_word = end_of_word
+        strings = [""] * n
+        data = [b""] * n
+        for i, (string, raw) in tokens.items():
+            strings[i] = string
+            data[i] = raw
+        for tok, i in specials.items():
+            strings[i] = tok
+            data[i] = utf8(tok)
+        marked = [False] * n
+        for i in ends_word:
+            marked[i] = True
+        table.strings, table.data, table.ends_word = strings, data, marked
+        table.special_ids = {tok: i for i, tok in sorted(by_id.items())}
+        num_special = 0
+        while num_special in by_id:
+            num_special += 1
+        table.num_special = num_special
+        if len(tokens) + len(specials) < n:
+            table.gaps = frozenset(range(n)).difference(tokens, specials.values())
+        table.char_ids = {}
+        table.byte_ids = []
+        table.final_ids = {}
+        table.marker_id = None
+        base: list[int] = []
+        if unit == "byte":
+            found: dict[int, int] = {}
+            for i in sorted(tokens):
+                raw = data[i]
+                if len(raw) == 1 and not marked[i] and raw[0] not in found:
+                    found[raw[0]] = i
+            missing = [b for b in range(256) if b not in found]
+            if missing:
+                shown = ", ".join(f"0x{b:02X} ({bytes_to_unicode()[b]})" for b in missing[:16])
+                more = f" and {len(missing) - 16} more" if len(missing) > 16 else ""
+                raise MergeTableError(
+                    f"the byte-level vocabulary lacks {len(missing)} of the 256 single bytes: {shown}{more}; "
+                    "byte-level BPE needs a token for every byte, or text holding that byte cannot be encoded"
+                )
+            table.byte_ids = [found[b] for b in range(256)]
+            base.extend(table.byte_ids)
+        else:
+            for i in sorted(tokens):
+                string = strings[i]
+                if len(string) == 1 and not marked[i] and string not in table.char_ids:
+                    table.char_ids[string] = i
+            base.extend(table.char_ids.values())
+        if end_of_word == "separate":
+            table.marker_id = next((i for i in sorted(tokens) if marked[i] and strings[i] == MARKER), None)
+            if table.marker_id is None:
+                raise MergeTableError(f"a table with a separate end-of-word marker needs the token {MARKER!r}")
+            base.append(table.marker_id)
+        elif end_of_word == "attached":
+            for i in sorted(i for i in tokens if marked[i]):
+                core = strings[i][: -len(MARKER)] if strings[i].endswith(MARKER) else ""
+                if len(core) != 1:
+                    continue
+                plain = table.byte_ids[data[i][0]] if unit == "byte" else table.char_ids.get(core)
+                if plain is not None and plain not in table.final_ids:
+                    table.final_ids[plain] = i
+                    base.append(i)
+        table.num_base = max(base, default=num_special - 1) + 1
+        table.hf_rank = list(range(n))
+        return table
 
     def _add(self, string: str, data: bytes, ends_word: bool = False) -> int:
         self.strings.append(string)

@@ -165,3 +165,109 @@ def test_encode_hostile_text_is_plain_text(at):
     assert not at.exception
     html = "".join(h.proto.body for h in at.get("html"))
     assert "<script" not in html and "&lt;" in html
+
+
+# ----------------------------------------------------------------- Compare page
+
+
+def compare_page(at: AppTest) -> AppTest:
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    return at
+
+
+def test_compare_two_runs(at):
+    compare_page(at)
+    assert at.info[0].value == "The tables first diverge at merge 1 (rank 0)."
+    titles = [m.value for m in at.markdown if m.value.startswith("**A:") or m.value.startswith("**B:")]
+    assert titles[0].startswith("**A: whitespace_eow/char/separate**:") and titles[1].startswith("**B: gpt2/byte**:")
+    assert len(at.get("plotly_chart")) == 2
+    overlap = at.dataframe[1].value
+    assert list(overlap.columns) == ["a", "b", "shared", "jaccard"] and 0 < overlap["jaccard"][0] < 1
+
+
+def test_compare_identical_runs_agree(at):
+    compare_page(at)
+    at.selectbox(key=state.cmp_key(1, "pretokenizer")).set_value("whitespace_eow")
+    at.selectbox(key=state.cmp_key(1, "unit")).set_value("char").run()
+    assert at.success[0].value == "The merge tables are identical, rank for rank."
+
+
+def test_compare_four_runs_and_tie_switch(at):
+    compare_page(at)
+    at.segmented_control(key=state.CMP_COUNT).set_value(4).run()
+    assert sum(m.value.startswith("**Run ") for m in at.markdown) == 4
+    at.radio(key=state.CMP_SWITCH_CORPUS).set_value("aaabdaaabac (byte, none)")
+    at.selectbox(key=state.CMP_SWITCH_RULE).set_value("alphabetical").run()
+    assert not at.exception
+    assert at.info[-1].value.startswith("The tables split at merge 2 (rank 1)")
+
+
+# ----------------------------------------------------------------- Lessons page
+
+
+def lesson(at: AppTest, title: str) -> AppTest:
+    at.switch_page("app_pages/lessons.py").run()
+    at.pills(key=state.LESSON).set_value(title).run()
+    assert not at.exception
+    assert at.header[0].value == title
+    return at
+
+
+def test_lesson_merges_form(at):
+    lesson(at, "1. Merges form")
+    assert at.subheader[0].value == "Merge 1 of 10: 'e' + 's' → 'es'"
+    at.button(key="lesson1_next").click().run()
+    assert at.subheader[0].value == "Merge 2 of 10: 'es' + 't' → 'est'"
+
+
+def test_lesson_ties(at):
+    lesson(at, "2. Ties")
+    assert at.info[0].value.startswith("The rules part ways at merge 2 (rank 1)")
+    picks = [m.value for m in at.markdown if m.value.startswith("**") and " picks " in m.value]
+    assert picks == [
+        "**first_seen** picks `aa` + `a`",
+        "**alphabetical** picks `a` + `b`",
+        "**subword_nmt** picks `aa` + `a`",
+        "**hf_tokenizers** picks `a` + `b`",
+    ]
+
+
+def test_lesson_blocked_merge(at):
+    lesson(at, "3. Blocked merge")
+    blocked = at.dataframe[1].value
+    assert blocked[["rank", "left", "right", "between"]].values.tolist() == [[1, "ug", "</w>", "s"]]
+
+
+def test_lesson_byte_fallback(at):
+    lesson(at, "4. Byte fallback")
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert [t.split("**")[1] for t in titles] == ["byte-level (GPT-2)", "char + <unk>", "char + <0xNN> bytes"]
+    kinds = [set(df.value["kind"]) for df in at.dataframe]
+    assert kinds[0] == {"raw_bytes"} and "unk" in kinds[1] and "bytes" in kinds[2]
+    assert len(at.success) == 2 and "<unk>" in at.warning[0].value
+
+
+def test_lesson_overlaps(at):
+    lesson(at, "5. Overlaps")
+    first = at.dataframe[0].value.iloc[0]
+    assert (first["pair"], first["count"], first["replaced"]) == ("a + a", 4, 2)
+
+
+def test_lesson_word_ends(at):
+    lesson(at, "6. Where words end")
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert titles == ["**</w> separate**", "**</w> attached**", "**trailing space**", "**GPT-2 leading space**"]
+
+
+def test_lesson_merge_order(at):
+    lesson(at, "7. Merge order matters")
+    lines = [m.value for m in at.markdown if " order → " in m.value]
+    assert lines[:2] == ["rank order → `abcd`", "sequential order → `abc` `d`"]
+    at.text_area(key=state.lesson_key(7, "rules")).set_value("a b\nab c d").run()
+    assert "line 2" in at.error[0].value
+
+
+def test_lesson_vocab_tradeoff(at):
+    lesson(at, "8. Vocabulary size trade-off")
+    assert len(at.get("plotly_chart")) == 2

@@ -142,6 +142,7 @@ def test_shared_link_on_a_fresh_server(browser, app_url):
     pg.goto(app_url + "/lessons?lesson=3.+Blocked+merge")
     pg.get_by_role("heading", name="3. Blocked merge").wait_for(timeout=60_000)
     pg.get_by_text("Learned rules:").wait_for()
+    pg.locator(".bpe-fallback").first.wait_for()
     assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
     pg.get_by_text("Training on Shakespeare excerpt").wait_for()  # the sidebar from app.py is there
     _shot(pg, "lesson-deep-link")
@@ -185,6 +186,17 @@ def test_encode_page_colours_a_sentence(page):
     page.get_by_text(str(len(sentence)), exact=True).first.wait_for()
     page.get_by_text("Round trip holds").wait_for()
     _shot(page, "encode")
+
+
+def test_compare_page_with_two_runs(page):
+    _heading(page)
+    page.get_by_role("link", name="Compare").click()
+    page.get_by_text("The tables first diverge at merge 1").wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"B: gpt2/byte: \d+ tokens")).wait_for()
+    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60_000)
+    assert page.locator(".bpe-row").count() >= 2
+    assert "cmp_n" not in page.url  # defaults stay out of the URL
+    _shot(page, "compare")
 
 
 def _upload(page, tmp_path: Path, name: str, data: bytes) -> None:

@@ -86,7 +86,7 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
         if playing and SPEEDS[speed] != interval:
             st.rerun(scope="app")
         if n > 1:
-            st.slider(label, 1, n, key=step_key)
+            st.slider(label, 1, n, key=step_key, bind="query-params")
         render(st.session_state[step_key])
 
     frame()

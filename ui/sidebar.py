@@ -20,6 +20,8 @@ from ui.corpus import (
 from ui.settings import TrainSettings, parse_special_tokens
 
 SOURCES = ("Sample", "Paste", "Upload")
+TEXT_PARAM = "text"
+"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
 
 HELP = {
@@ -74,20 +76,10 @@ def render() -> None:
     Pages read what was applied with :func:`applied`.
     """
     defaults = TrainSettings()
-    for key, value in (
-        (state.PRETOKENIZER, defaults.pretokenizer),
-        (state.UNIT, defaults.unit),
-        (state.END_OF_WORD, defaults.end_of_word),
-        (state.TIE_BREAK, defaults.tie_break),
-        (state.BUDGET_KIND, defaults.budget_kind),
-        (state.BUDGET, defaults.budget),
-        (state.MIN_FREQUENCY, defaults.min_frequency),
-        (state.SPECIALS, ""),
-    ):
-        st.session_state.setdefault(key, value)
+    bind = "query-params"
     with st.sidebar:
         st.header("Corpus")
-        source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True)
+        source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True, bind=bind)
         with st.form("train_form", border=False):
             if source == "Paste":
                 st.text_area(
@@ -106,19 +98,32 @@ def render() -> None:
                 )
             else:
                 st.selectbox(
-                    "Sample", list(SAMPLES), key=state.SAMPLE, help="Sources and licences: sample_corpora/README.md"
+                    "Sample",
+                    list(SAMPLES),
+                    index=list(SAMPLES).index(DEFAULT_SAMPLE),
+                    key=state.SAMPLE,
+                    help="Sources and licences: sample_corpora/README.md",
+                    bind=bind,
                 )
             st.header("Training")
-            st.selectbox("Pre-tokenizer", list(PRETOKENIZERS), key=state.PRETOKENIZER, help=HELP["pretokenizer"])
-            st.radio("Unit", list(UNITS), key=state.UNIT, horizontal=True, help=HELP["unit"])
+            st.selectbox(
+                "Pre-tokenizer",
+                list(PRETOKENIZERS),
+                index=list(PRETOKENIZERS).index(defaults.pretokenizer),
+                key=state.PRETOKENIZER,
+                help=HELP["pretokenizer"],
+                bind=bind,
+            )
+            st.radio("Unit", list(UNITS), key=state.UNIT, horizontal=True, help=HELP["unit"], bind=bind)
             st.radio(
                 "End of word (</w>)",
                 list(END_OF_WORD),
                 key=state.END_OF_WORD,
                 horizontal=True,
                 help=HELP["end_of_word"],
+                bind=bind,
             )
-            st.selectbox("Tie rule", list(TIE_BREAKS), key=state.TIE_BREAK, help=HELP["tie_break"])
+            st.selectbox("Tie rule", list(TIE_BREAKS), key=state.TIE_BREAK, help=HELP["tie_break"], bind=bind)
             st.radio(
                 "Budget",
                 list(BUDGET_KINDS),
@@ -126,23 +131,59 @@ def render() -> None:
                 key=state.BUDGET_KIND,
                 horizontal=True,
                 help=HELP["budget"],
+                bind=bind,
             )
-            st.number_input("Merges / vocabulary size", min_value=0, max_value=200_000, step=50, key=state.BUDGET)
             st.number_input(
-                "Min frequency", min_value=1, max_value=1_000_000, key=state.MIN_FREQUENCY, help=HELP["min_frequency"]
+                "Merges / vocabulary size",
+                min_value=0,
+                max_value=200_000,
+                value=defaults.budget,
+                step=50,
+                key=state.BUDGET,
+                bind=bind,
+            )
+            st.number_input(
+                "Min frequency",
+                min_value=1,
+                max_value=1_000_000,
+                value=defaults.min_frequency,
+                key=state.MIN_FREQUENCY,
+                help=HELP["min_frequency"],
+                bind=bind,
             )
             st.text_input(
-                "Special tokens", key=state.SPECIALS, placeholder="<|endoftext|>, <pad>", help=HELP["specials"]
+                "Special tokens",
+                key=state.SPECIALS,
+                placeholder="<|endoftext|>, <pad>",
+                help=HELP["specials"],
+                bind=bind,
             )
             submitted = st.form_submit_button("Train", type="primary", width="stretch")
-        if submitted or state.APPLIED_SETTINGS not in st.session_state:
+        first = state.APPLIED_SETTINGS not in st.session_state
+        if submitted or first:
             try:
                 choice = _current_choice(source or "Sample")
             except CorpusInputError as exc:
-                st.error(str(exc))
+                if not first:
+                    st.error(str(exc))
+                else:  # a shared link to pasted or uploaded text this session has not seen
+                    digest = st.query_params.get(TEXT_PARAM)
+                    st.info(
+                        f"This link was made from {'pasted' if source == 'Paste' else 'uploaded'} text"
+                        + (f" (SHA-256 {digest}…)" if digest else "")
+                        + " that this browser session does not have. Showing the default sample; "
+                        "give the same text and press Train to reproduce the link."
+                    )
+                    choice = CorpusChoice("sample", DEFAULT_SAMPLE, sample_text(DEFAULT_SAMPLE))
+                    st.session_state[state.APPLIED_CORPUS] = choice
+                    st.session_state[state.APPLIED_SETTINGS] = _current_settings()
             else:
                 st.session_state[state.APPLIED_CORPUS] = choice
                 st.session_state[state.APPLIED_SETTINGS] = _current_settings()
+                if choice.source == "sample":
+                    st.query_params.pop(TEXT_PARAM, None)
+                else:
+                    st.query_params[TEXT_PARAM] = choice.digest
         choice = st.session_state.get(state.APPLIED_CORPUS)
         if choice is not None:
             st.caption(f"Training on **{choice.name}**: {len(choice.text):,} characters")

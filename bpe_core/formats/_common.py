@@ -1,0 +1,410 @@
+"""Helpers shared by the format modules: errors, text and JSON reading, the generic vocabulary builder.
+
+Nothing here executes or unpickles input: files are read as UTF-8 text, JSON
+(``json.loads``), base64 or zip members, and every value is type-checked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+
+from ..byte_level import bytes_to_unicode
+from ..encoder import Tokenizer
+from ..errors import MergeTableError, OptionError
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from ..symbols import MARKER, SymbolTable, utf8
+
+Source = str | PathLike[str]
+"""A file path (``str`` or :class:`pathlib.Path`)."""
+
+
+class FormatError(MergeTableError):
+    """A file cannot be read as the format it claims, or its format is not recognised.
+
+    The message names the file and the line, key or field at fault.
+    """
+
+
+class ExportError(OptionError):
+    """A tokenizer's settings cannot be written in the requested format without changing its ids.
+
+    The message names the setting and the formats that can hold it.
+    """
+
+
+# ---------------------------------------------------------------- whitespace and split patterns
+
+PY_WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+"""Every character Python's ``str.split()`` splits on (Unicode White_Space plus U+001C..U+001F)."""
+
+_WS_CLASS = "".join(f"\\x{{{ord(c):X}}}" for c in PY_WHITESPACE)
+
+WHITESPACE_RUN = f"[{_WS_CLASS}]+"
+"""A regex for one run of ``str.split()`` whitespace (``\\x{...}`` escapes: valid in ``regex``, Oniguruma and Rust)."""
+
+WORD_PATTERN = f"[^{_WS_CLASS}]+"
+"""A split pattern whose matches are exactly ``text.split()`` (the ``whitespace`` pre-tokenizers)."""
+
+WHOLE_TEXT_PATTERN = r"[\s\S]+"
+"""A split pattern that keeps the whole text as one piece (the ``none`` pre-tokenizer)."""
+
+
+def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
+    """Map a split pattern to ``(pretokenizer, pattern override)`` for :class:`~bpe_core.Tokenizer`.
+
+    GPT-2's and cl100k's patterns and the two patterns above map to their
+    pre-tokenizer names; any other pattern is kept as an override under the
+    ``gpt4`` label (if it caps digit runs at three, as cl100k does) or ``gpt2``.
+    """
+    known = {GPT2_PATTERN: "gpt2", GPT4_PATTERN: "gpt4", WORD_PATTERN: "whitespace", WHOLE_TEXT_PATTERN: "none"}
+    if pattern in known:
+        return known[pattern], None
+    return ("gpt4" if r"\p{N}{1,3}" in pattern else "gpt2"), pattern
+
+
+def split_pattern(tok: Tokenizer) -> str | None:
+    """The regex whose matches are ``tok``'s pre-tokens, or ``None`` for ``trailing_space``/``whitespace_eow``."""
+    if tok.pretokenizer in ("gpt2", "gpt4"):
+        return tok.pattern
+    return {"whitespace": WORD_PATTERN, "none": WHOLE_TEXT_PATTERN}.get(tok.pretokenizer)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_file(path: Source) -> bytes:
+    """The bytes of a file (``OSError`` if it cannot be read)."""
+    return Path(path).read_bytes()
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """UTF-8 text of a file (a leading BOM dropped).
+
+    Raises:
+        FormatError: the bytes are not UTF-8, naming the line and byte offset.
+    """
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{source}: expected bytes or str, got {type(data).__name__}")
+    data = bytes(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(
+            f"{source}: line {line}: not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02X}); "
+            "expected a UTF-8 text file"
+        ) from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _no_duplicate_keys(source: str) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
+    def hook(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for key, value in pairs:
+            if key in out:
+                raise FormatError(f"{source}: the JSON object repeats the key {key!r}")
+            out[key] = value
+        return out
+
+    return hook
+
+
+def parse_json(text: str, source: str) -> object:
+    """Parse JSON, refusing repeated keys (``json.loads`` would silently keep the last).
+
+    Raises:
+        FormatError: invalid or truncated JSON, naming line and column.
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
+    except json.JSONDecodeError as exc:
+        hint = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) else ""
+        raise FormatError(
+            f"{source}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}"
+        ) from None
+
+
+def field(obj: object, path: str, source: str, kind: type | tuple[type, ...], *, optional: bool = False) -> object:
+    """Look up a dotted field (``"model.vocab"``) in parsed JSON and check its type.
+
+    Raises:
+        FormatError: the field is missing or has the wrong type, naming it.
+    """
+    value = obj
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            if optional:
+                return None
+            raise FormatError(f"{source}: the field {path!r} is missing")
+        value = value[part]
+    if value is None and optional:
+        return None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise FormatError(f"{source}: the field {path!r} must be {names}, got {type(value).__name__}")
+    return value
+
+
+# ---------------------------------------------------------------- byte-level strings
+
+_TO_LATIN1 = {ord(ch): chr(b) for b, ch in bytes_to_unicode().items()}
+for _c in range(256):
+    _TO_LATIN1.setdefault(_c, "\uffff")  # a character below U+0100 outside the alphabet must not pass through
+_FROM_LATIN1 = {b: ch for b, ch in bytes_to_unicode().items()}
+
+
+def rendered_to_bytes(text: str) -> bytes:
+    """GPT-2 byte-to-unicode string -> bytes (``"Ġhi"`` -> ``b" hi"``).
+
+    Raises:
+        KeyError: a character is outside the byte-level alphabet (callers name the file and token).
+    """
+    try:
+        return text.translate(_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
+        alphabet = _TO_LATIN1
+        bad = next(c for c in text if ord(c) > 0x143 or alphabet.get(ord(c), "\uffff") == "\uffff")
+        raise KeyError(bad) from None
+
+
+def render_many(tokens: Sequence[bytes]) -> list[str]:
+    """Render many byte strings in GPT-2's byte-to-unicode alphabet at once (fast path for 100k tokens)."""
+    joined = b"".join(tokens).decode("latin-1").translate(_FROM_LATIN1)
+    out = []
+    pos = 0
+    for t in tokens:
+        end = pos + len(t)
+        out.append(joined[pos:end])
+        pos = end
+    return out
+
+
+# ---------------------------------------------------------------- building a tokenizer from an explicit vocabulary
+
+
+def fallback_tokens() -> tuple[str, list[str]]:
+    """The strings ``<unk>`` and ``<0x00>``..``<0xFF>`` that char-unit fallbacks add (:data:`bpe_core.FALLBACKS`)."""
+    return "<unk>", [f"<0x{b:02X}>" for b in range(256)]
+
+
+def infer_unit(vocab: Mapping[str, int], specials: Iterable[str]) -> str:
+    """``"byte"`` when a vocabulary looks byte-level (GPT-2 alphabet), else ``"char"``.
+
+    Byte-level: every non-special token is written in GPT-2's byte-to-unicode
+    alphabet, and at least 200 of the 256 single bytes are tokens or some token
+    holds ``Ġ`` (a space, which a character-level vocabulary split on whitespace
+    never holds). Pass ``unit=`` to the loaders to decide otherwise.
+    """
+    skip = set(specials)
+    alphabet = _TO_LATIN1
+    space = False
+    for s in vocab:
+        if s in skip:
+            continue
+        core = s[: -len(MARKER)] if s.endswith(MARKER) and len(s) > len(MARKER) else s
+        for c in core:
+            o = ord(c)
+            if o > 0x143 or alphabet.get(o, "\uffff") == "\uffff":
+                return "char"
+        space = space or "\u0120" in core
+    singles = sum(1 for ch in bytes_to_unicode().values() if ch in vocab)
+    return "byte" if space or singles >= 200 else "char"
+
+
+def infer_end_of_word(vocab: Mapping[str, int], merges: Sequence[tuple[str, str]]) -> str | None:
+    """``"separate"`` if a merge uses ``</w>`` as a symbol, ``"attached"`` if tokens end with it, else ``None``."""
+    if any(MARKER in (a, b) for a, b in merges):
+        return "separate"
+    if any(s.endswith(MARKER) and len(s) > len(MARKER) for s in vocab):
+        return "attached"
+    return None
+
+
+def tokenizer_from_vocab(
+    vocab: Mapping[str, int],
+    merges: Sequence[tuple[str, str]],
+    *,
+    unit: str,
+    end_of_word: str | None,
+    pretokenizer: str,
+    pattern: str | None = None,
+    specials: Iterable[str] | None = None,
+    fallback: str | None = None,
+    merge_by: str = "pair",
+    name: str = "",
+    source: str,
+    where: Callable[[int], str],
+) -> Tokenizer:
+    """Build a :class:`~bpe_core.Tokenizer` that keeps a file's ids exactly.
+
+    Args:
+        vocab: token string -> id (byte unit: GPT-2 byte-to-unicode strings;
+            ``</w>`` ends the strings that hold the end-of-word marker).
+        merges: ``(left, right)`` display strings in rank order.
+        unit, end_of_word, pretokenizer, pattern: the settings.
+        specials: the special tokens among ``vocab``; ``None`` infers them as the
+            tokens that are neither base symbols nor formed by a merge.
+        fallback: char unit: ``None`` infers it from the ``<unk>`` / ``<0xNN>``
+            tokens at the top of the vocabulary (as :class:`~bpe_core.Tokenizer`
+            appends them), else ``"keep"``.
+        merge_by: ``"pair"`` or ``"bytes"``.
+        name: a label.
+        source: the file name, for messages.
+        where: merge index -> where it is in the file (``"line 7"``, ``"model.merges[5]"``).
+
+    Raises:
+        FormatError: a bad id, a merge naming a token outside the vocabulary, a
+            token outside the byte-level alphabet, a repeated merge.
+        MergeTableError: byte unit and single bytes are missing (listed).
+    """
+    by_id: dict[int, str] = {}
+    for s, i in vocab.items():
+        if not isinstance(s, str) or not s:
+            raise FormatError(f"{source}: the vocabulary holds an empty or non-string token {s!r}")
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise FormatError(f"{source}: token {s!r} has id {i!r}; ids must be non-negative integers")
+        if i in by_id:
+            raise FormatError(f"{source}: tokens {by_id[i]!r} and {s!r} share id {i}")
+        by_id[i] = s
+    merge_ids: list[tuple[int, int, int]] = []
+    formed: set[str] = set()
+    for k, (left, right) in enumerate(merges):
+        merged = left + right
+        for part in (left, right, merged):
+            if part not in vocab:
+                raise FormatError(
+                    f"{source}: {where(k)}: the merge ({left!r}, {right!r}) needs {part!r}, which is not in the "
+                    "vocabulary"
+                )
+        formed.add(merged)
+        merge_ids.append((vocab[left], vocab[right], vocab[merged]))
+
+    def is_base(s: str) -> bool:
+        core = s[: -len(MARKER)] if end_of_word is not None and s.endswith(MARKER) else s
+        return len(core) == 1 or (end_of_word == "separate" and s == MARKER)
+
+    top = max(by_id, default=-1)
+    drop: set[int] = set()
+    unk, byte_tokens = fallback_tokens()
+    explicit = None if specials is None else set(specials)
+    if unit == "char":
+        trailing_unk = unk in vocab and vocab[unk] == top and unk not in formed
+        trailing_bytes = all(vocab.get(t) == top - 255 + b for b, t in enumerate(byte_tokens))
+        if fallback is None:
+            fallback = "unk" if trailing_unk else "bytes" if trailing_bytes else "keep"
+        if explicit is None or unk not in explicit:
+            if fallback == "unk" and trailing_unk:
+                drop.add(top)
+            elif fallback == "bytes" and trailing_bytes:
+                drop.update(range(top - 255, top + 1))
+            elif fallback in ("unk", "bytes") and (unk in vocab if fallback == "unk" else byte_tokens[0] in vocab):
+                raise FormatError(
+                    f"{source}: the {fallback!r} fallback tokens must have the highest ids ({unk!r}, or "
+                    "<0x00>..<0xFF> in order), as bpe_core appends them"
+                )
+    else:
+        fallback = "keep"
+    if explicit is None:
+        explicit = {s for s, i in vocab.items() if i not in drop and s not in formed and not is_base(s)}
+    special_ids = {s: vocab[s] for s in explicit if s in vocab and vocab[s] not in drop}
+    for s in explicit:
+        if s not in vocab:
+            raise FormatError(f"{source}: the special token {s!r} is not in the vocabulary")
+    special_set = set(special_ids.values())
+
+    tokens: dict[int, tuple[str, bytes]] = {}
+    ends_word: list[int] = []
+    for i, s in by_id.items():
+        if i in drop or i in special_set:
+            continue
+        marked = end_of_word is not None and s.endswith(MARKER)
+        core = s[: -len(MARKER)] if marked else s
+        if unit == "byte":
+            try:
+                raw = rendered_to_bytes(core)
+            except KeyError as exc:
+                raise FormatError(
+                    f"{source}: token {s!r} (id {i}) holds {exc.args[0]!r}, which is not in GPT-2's byte-to-unicode "
+                    "alphabet; a byte-level vocabulary writes every byte as one of its 256 characters"
+                ) from None
+        else:
+            raw = utf8(core)
+        if marked:
+            raw += b" "
+            ends_word.append(i)
+        tokens[i] = (s, raw)
+    table = SymbolTable.from_vocab(
+        tokens, unit=unit, end_of_word=end_of_word, specials=special_ids, ends_word=ends_word
+    )
+    for k, (_a, _b, new) in enumerate(merge_ids):
+        if new in special_set or new in drop:
+            raise FormatError(f"{source}: {where(k)}: the merge forms {by_id[new]!r}, a special or fallback token")
+    try:
+        return Tokenizer(
+            table,
+            merge_ids,
+            pretokenizer=pretokenizer,
+            fallback=fallback,
+            pattern=pattern,
+            name=name,
+            merge_by=merge_by,
+        )
+    except MergeTableError as exc:
+        raise FormatError(f"{source}: {exc}") from None
+
+
+# ---------------------------------------------------------------- exporting
+
+
+def learned_ids(tok: Tokenizer) -> range:
+    """The ids a file should hold: the learned table plus ``<unk>``/``<0xNN>`` fallback tokens,
+    but not characters that ``fallback="keep"`` added while encoding."""
+    return range(len(tok.table)) if tok.fallback != "keep" else range(tok.num_learned)
+
+
+def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
+    """Token string -> id for every exported id, refusing strings that two ids share.
+
+    Raises:
+        ExportError: two ids share a string (a file mapping strings to ids
+            cannot keep both), naming them.
+    """
+    strings = tok.table.strings
+    gaps = tok.table.gaps
+    out: dict[str, int] = {}
+    for i in learned_ids(tok):
+        if i in gaps:
+            continue
+        s = strings[i]
+        if s in out:
+            raise ExportError(
+                f"{fmt} maps each token string to one id, but {s!r} has two ids, {out[s]} and {i} "
+                "(two different merges formed it); save a session file instead, which keeps both"
+            )
+        out[s] = i
+    return out
+
+
+def whitespace_in_merges(tok: Tokenizer, fmt: str) -> None:
+    """Refuse merges whose symbols hold whitespace (a line-based merges file splits on it).
+
+    Raises:
+        ExportError: naming the first such merge.
+    """
+    for k, (a, b) in enumerate(tok.merges):
+        if any(c.isspace() for c in a + b):
+            raise ExportError(
+                f"{fmt} writes one merge per line as two symbols separated by a space, but merge {k} "
+                f"({a!r}, {b!r}) holds whitespace; use tokenizer.json (merges as pairs) or a session file"
+            )
+
+
+def describe_settings(tok: Tokenizer) -> str:
+    """``"unit=char, pretokenizer=whitespace_eow, end_of_word=separate"`` for messages."""
+    eow = f", end_of_word={tok.end_of_word}" if tok.end_of_word else ""
+    return f"unit={tok.unit}, pretokenizer={tok.pretokenizer}{eow}"

@@ -1,0 +1,382 @@
+"""Hugging Face ``tokenizer.json`` with a BPE model.
+
+Source of the format: Hugging Face ``tokenizers`` (``Tokenizer.to_str`` /
+``Tokenizer.from_file``; the model is ``tokenizers/src/models/bpe/model.rs``,
+serialised with ``vocab`` and ``merges``). Merges are written as
+``[left, right]`` pairs, which ``tokenizers`` >= 0.20 reads and which lets a
+merge hold a space (``trailing_space`` tokens such as ``"the "``).
+
+How each setting is written (and read back):
+
+=====================  ===========================================================================
+setting                tokenizer.json
+=====================  ===========================================================================
+byte unit              ``ByteLevel`` pre-tokenizer step and decoder (GPT-2's byte-to-unicode)
+``gpt2``               ``ByteLevel(use_regex=true)`` (byte unit) or ``Split(regex, Isolated)``
+``gpt4``               ``Split(regex, Isolated)`` (+ ``ByteLevel(use_regex=false)`` for bytes)
+``whitespace``         ``Split(<str.split() whitespace>+, Removed)``
+``whitespace_eow``     the same, with ``end_of_word_suffix: "</w>"`` (marker attached only)
+``trailing_space``     normalizer ``Replace(<whitespace>+, " ")`` + ``Strip``, then ``Split(" ", MergedWithPrevious)``
+``none``               no pre-tokenizer (``ByteLevel(use_regex=false)`` for bytes)
+special tokens         ``added_tokens`` (``special: true``) and ``model.vocab``
+fallback ``unk``       ``model.unk_token: "<unk>"``
+fallback ``bytes``     ``model.byte_fallback: true`` and ``<0x00>``..``<0xFF>``
+=====================  ===========================================================================
+
+Not representable (export raises :class:`~bpe_core.formats.ExportError`): a
+*separate* ``</w>`` symbol (the BPE model can only glue a suffix to the last
+character), and two ids with one token string. Hugging Face always cuts
+special tokens out of the text; encode with ``allowed_special="all"`` to
+compare. With ``fallback="keep"`` a character outside the alphabet has no
+token in the file: Hugging Face drops it, so ids agree on text within the alphabet.
+Decoding a byte-level tokenizer with the ``</w>`` suffix keeps the last word's
+marker as a trailing space in Hugging Face (its ``Strip`` decoder panics on
+empty input, so it is not used); ids are unaffected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..encoder import Tokenizer
+from ..pretokenize import GPT2_PATTERN
+from ..symbols import MARKER
+from ._common import (
+    WHITESPACE_RUN,
+    ExportError,
+    FormatError,
+    decode_text,
+    describe_settings,
+    field,
+    parse_json,
+    pretokenizer_for_pattern,
+    tokenizer_from_vocab,
+    unique_vocab,
+)
+
+_BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+
+
+def _byte_level(use_regex: bool) -> dict[str, object]:
+    return {**_BYTE_LEVEL, "use_regex": use_regex}
+
+
+def _split(pattern: str, behavior: str, *, regex: bool = True) -> dict[str, object]:
+    return {
+        "type": "Split",
+        "pattern": {"Regex" if regex else "String": pattern},
+        "behavior": behavior,
+        "invert": False,
+    }
+
+
+_TRAILING_NORMALIZER = {
+    "type": "Sequence",
+    "normalizers": [
+        {"type": "Replace", "pattern": {"Regex": WHITESPACE_RUN}, "content": " "},
+        {"type": "Strip", "strip_left": True, "strip_right": True},
+    ],
+}
+
+
+_POSSESSIVE_INTERVAL = re.compile(r"(\\p\{\w+\}|\\[A-Za-z]|\[(?:\\.|[^\]\\])*\]|[^\\()|?*+{])(\{\d+(?:,\d*)?\})\+")
+_ATOMIC_INTERVAL = re.compile(r"\(\?>(\\p\{\w+\}|\\[A-Za-z]|\[(?:\\.|[^\]\\])*\]|[^\\()|?*+{])(\{\d+(?:,\d*)?\})\)")
+
+
+def onig_pattern(pattern: str) -> str:
+    """Rewrite a split pattern for Oniguruma, the regex engine of Hugging Face ``Split``.
+
+    Python's ``regex`` (and tiktoken's fancy-regex) read ``X{1,3}+`` as a
+    possessive interval; Oniguruma reads it as ``(?:X{1,3})+``, which would
+    let cl100k's digit runs grow past three. The possessive interval is
+    written as the atomic group ``(?>X{1,3})`` instead, which both engines read
+    alike; :func:`python_pattern` undoes it on loading.
+    """
+    return _POSSESSIVE_INTERVAL.sub(r"(?>\1\2)", pattern)
+
+
+def python_pattern(pattern: str) -> str:
+    """Undo :func:`onig_pattern`: ``(?>X{1,3})`` -> ``X{1,3}+``, so cl100k's pattern loads back verbatim."""
+    return _ATOMIC_INTERVAL.sub(r"\1\2+", pattern)
+
+
+def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
+    """``(normalizer, pre_tokenizer)`` for ``tok``'s settings."""
+    byte = tok.unit == "byte"
+    steps: list[dict] = []
+    normalizer = None
+    pre = tok.pretokenizer
+    if pre in ("gpt2", "gpt4"):
+        if byte and pre == "gpt2" and tok.pattern == GPT2_PATTERN:
+            return None, _byte_level(True)
+        steps.append(_split(onig_pattern(tok.pattern or ""), "Isolated"))
+    elif pre in ("whitespace", "whitespace_eow"):
+        steps.append(_split(WHITESPACE_RUN, "Removed"))
+    elif pre == "trailing_space":
+        normalizer = _TRAILING_NORMALIZER
+        steps.append(_split(" ", "MergedWithPrevious", regex=False))
+    if byte:
+        steps.append(_byte_level(False))
+    if not steps:
+        return normalizer, None
+    if len(steps) == 1:
+        return normalizer, steps[0]
+    return normalizer, {"type": "Sequence", "pretokenizers": steps}
+
+
+def _decoder(tok: Tokenizer) -> dict:
+    """A decoder giving ``tok.decode``'s text (``ByteLevel``, ``BPEDecoder`` for ``</w>``, ``Fuse``)."""
+    steps: list[dict] = []
+    if tok.unit == "byte":
+        if tok.end_of_word == "attached":
+            steps.append({"type": "Replace", "pattern": {"String": MARKER}, "content": "\u0120"})
+        steps.append({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True})
+    else:
+        if tok.fallback == "bytes":
+            steps.append({"type": "ByteFallback"})
+        if tok.end_of_word == "attached":
+            steps.append({"type": "BPEDecoder", "suffix": MARKER})
+        else:
+            steps.append({"type": "Fuse"})
+    return steps[0] if len(steps) == 1 else {"type": "Sequence", "decoders": steps}
+
+
+def check_exportable(tok: Tokenizer) -> None:
+    """Raise :class:`ExportError` for settings tokenizer.json cannot hold (see the module docstring)."""
+    if tok.end_of_word == "separate":
+        raise ExportError(
+            "tokenizer.json's BPE model glues the end-of-word suffix to a word's last character "
+            "(end_of_word_suffix); it cannot hold </w> as a separate symbol. Train with end_of_word='attached', "
+            "or save a session file or subword-nmt codes (version 0.1) instead"
+        )
+
+
+def to_hf_json(tok: Tokenizer) -> str:
+    """Write ``tok`` as a Hugging Face ``tokenizer.json`` (BPE model), loadable by ``tokenizers.Tokenizer.from_str``.
+
+    Returns:
+        The JSON text (UTF-8, indented).
+
+    Raises:
+        ExportError: a separate ``</w>`` symbol, or two ids sharing a token string.
+    """
+    check_exportable(tok)
+    vocab = unique_vocab(tok, "tokenizer.json")
+    normalizer, pre = _pre_tokenizer(tok)
+    added = [
+        {
+            "id": i,
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s, i in sorted(tok.table.special_ids.items(), key=lambda kv: kv[1])
+    ]
+    model = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": "<unk>" if tok.unit == "char" and tok.fallback == "unk" else None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": MARKER if tok.end_of_word == "attached" else None,
+        "fuse_unk": False,
+        "byte_fallback": tok.unit == "char" and tok.fallback == "bytes",
+        "ignore_merges": False,
+        "vocab": vocab,
+        "merges": [[a, b] for a, b in tok.merges],
+    }
+    doc = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": normalizer,
+        "pre_tokenizer": pre,
+        "post_processor": None,
+        "decoder": _decoder(tok),
+        "model": model,
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+
+
+# ---------------------------------------------------------------- loading
+
+
+def _is(node: object, kind: str) -> bool:
+    return isinstance(node, dict) and node.get("type") == kind
+
+
+def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[str, str, str | None]:
+    """``(unit, pretokenizer, pattern)`` from the pre-tokenizer and normalizer, or a FormatError."""
+    expected = (
+        "expected ByteLevel(add_prefix_space=false), Split(regex, Isolated) or Split(whitespace, Removed), "
+        "optionally followed by ByteLevel(use_regex=false), as this package writes them"
+    )
+    steps = pre.get("pretokenizers") if _is(pre, "Sequence") else ([pre] if pre is not None else [])
+    if not isinstance(steps, list):
+        raise FormatError(f"{source}: the field 'pre_tokenizer.pretokenizers' must be a list")
+    unit = "char"
+    if steps and _is(steps[-1], "ByteLevel"):
+        last = steps[-1]
+        if last.get("add_prefix_space"):
+            raise FormatError(
+                f"{source}: pre_tokenizer ByteLevel has add_prefix_space=true (a space is added before the text); "
+                "bpe_core does not add one, so ids would differ"
+            )
+        unit = "byte"
+        steps = steps[:-1]
+        if last.get("use_regex", True):
+            if steps:
+                raise FormatError(f"{source}: pre_tokenizer: ByteLevel(use_regex=true) after other steps; {expected}")
+            return unit, "gpt2", None
+    if normalizer is not None and normalizer != _TRAILING_NORMALIZER:
+        kind = normalizer.get("type") if isinstance(normalizer, dict) else normalizer
+        raise FormatError(f"{source}: the normalizer {kind!r} is not supported (it changes the text before BPE)")
+    if not steps:
+        if normalizer is not None:
+            raise FormatError(f"{source}: a whitespace normalizer without its Split pre-tokenizer is not supported")
+        return unit, "none", None
+    if len(steps) != 1:
+        raise FormatError(f"{source}: pre_tokenizer has {len(steps)} steps; {expected}")
+    step = steps[0]
+    if _is(step, "WhitespaceSplit") and normalizer is None:
+        return unit, "whitespace", None
+    if not _is(step, "Split") or step.get("invert"):
+        kind = step.get("type") if isinstance(step, dict) else step
+        raise FormatError(f"{source}: pre_tokenizer {kind!r} is not supported; {expected}")
+    pattern = step.get("pattern")
+    behavior = step.get("behavior")
+    if normalizer is not None:
+        if pattern == {"String": " "} and behavior == "MergedWithPrevious":
+            return unit, "trailing_space", None
+        raise FormatError(f"{source}: a whitespace normalizer needs Split(' ', MergedWithPrevious) after it")
+    if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
+        raise FormatError(f"{source}: pre_tokenizer Split needs a {{'Regex': ...}} pattern; {expected}")
+    regex = pattern["Regex"]
+    if behavior == "Removed" and regex == WHITESPACE_RUN:
+        return unit, "whitespace", None
+    if behavior != "Isolated":
+        raise FormatError(f"{source}: pre_tokenizer Split with behavior {behavior!r} is not supported; {expected}")
+    pretokenizer, override = pretokenizer_for_pattern(python_pattern(regex))
+    if pretokenizer in ("whitespace", "none"):
+        pretokenizer, override = "gpt2", python_pattern(regex)
+    return unit, pretokenizer, override
+
+
+def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str = "") -> Tokenizer:
+    """Load a Hugging Face ``tokenizer.json`` BPE model with its ids.
+
+    Reads the files :func:`to_hf_json` writes and GPT-2 style files from the
+    Hugging Face hub (``ByteLevel`` with ``add_prefix_space=false``).
+
+    Args:
+        text: the file's contents.
+        source: the file name, for messages.
+        name: a label.
+
+    Returns:
+        A tokenizer merging by pair, with the file's ids.
+
+    Raises:
+        FormatError: invalid or truncated JSON (line and column), a model that
+            is not BPE, a missing or mistyped field (named), an unsupported
+            normalizer, pre-tokenizer or model option (dropout, a
+            continuing-subword prefix, another suffix, ``ignore_merges``), a
+            merge naming a token outside the vocabulary (``model.merges[k]``).
+        MergeTableError: a byte-level vocabulary missing single bytes (listed).
+    """
+    doc = parse_json(decode_text(text, source), source)
+    if not isinstance(doc, dict):
+        raise FormatError(f"{source}: expected a JSON object with a 'model' field (Hugging Face tokenizer.json)")
+    mtype = field(doc, "model.type", source, str)
+    if mtype != "BPE":
+        raise FormatError(f"{source}: the field 'model.type' is {mtype!r}; only BPE models can be loaded")
+    vocab = field(doc, "model.vocab", source, dict)
+    raw_merges = field(doc, "model.merges", source, list)
+    for key in ("dropout", "continuing_subword_prefix"):
+        if doc["model"].get(key):
+            raise FormatError(
+                f"{source}: the field 'model.{key}' is {doc['model'][key]!r}; bpe_core has no such option"
+            )
+    if doc["model"].get("ignore_merges"):
+        raise FormatError(
+            f"{source}: the field 'model.ignore_merges' is true (whole words are looked up first); not supported"
+        )
+    suffix = doc["model"].get("end_of_word_suffix")
+    if suffix not in (None, "", MARKER):
+        raise FormatError(f"{source}: the field 'model.end_of_word_suffix' is {suffix!r}; only {MARKER!r} is supported")
+    unk = doc["model"].get("unk_token")
+    if unk not in (None, "<unk>"):
+        raise FormatError(f"{source}: the field 'model.unk_token' is {unk!r}; bpe_core's unknown token is '<unk>'")
+    if unk and doc["model"].get("fuse_unk"):
+        raise FormatError(f"{source}: the field 'model.fuse_unk' is true; bpe_core gives one <unk> per character")
+    merges: list[tuple[str, str]] = []
+    for k, item in enumerate(raw_merges):
+        if isinstance(item, str):
+            parts = item.split(" ")
+        elif isinstance(item, list):
+            parts = item
+        else:
+            parts = []
+        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise FormatError(
+                f"{source}: model.merges[{k}] is {item!r}; expected [left, right] or the string 'left right'"
+            )
+        merges.append((parts[0], parts[1]))
+    specials: dict[str, int] = {}
+    added = doc.get("added_tokens") or []
+    if not isinstance(added, list):
+        raise FormatError(f"{source}: the field 'added_tokens' must be a list")
+    for k, entry in enumerate(added):
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not entry["content"]:
+            raise FormatError(f"{source}: added_tokens[{k}] needs a non-empty string 'content'")
+        tid = entry.get("id")
+        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+            raise FormatError(f"{source}: added_tokens[{k}].id must be a non-negative integer")
+        for flag in ("single_word", "lstrip", "rstrip"):
+            if entry.get(flag):
+                raise FormatError(
+                    f"{source}: added_tokens[{k}] ({entry['content']!r}) sets {flag}; bpe_core cuts special "
+                    "tokens out exactly as written"
+                )
+        if entry["content"] in vocab and vocab[entry["content"]] != tid:
+            raise FormatError(
+                f"{source}: added_tokens[{k}] gives {entry['content']!r} id {tid}, but model.vocab gives "
+                f"{vocab[entry['content']]}"
+            )
+        specials[entry["content"]] = tid
+    unit, pretokenizer, pattern = _read_pre_tokenizer(doc.get("pre_tokenizer"), doc.get("normalizer"), source)
+    end_of_word = None
+    if suffix:
+        if pretokenizer not in ("whitespace", "whitespace_eow"):
+            raise FormatError(
+                f"{source}: end_of_word_suffix {MARKER!r} goes with a whitespace split in bpe_core; this file "
+                f"uses the {pretokenizer} pre-tokenizer"
+            )
+        pretokenizer, end_of_word = "whitespace_eow", "attached"
+    full_vocab = dict(vocab)
+    full_vocab.update(specials)
+    fallback = None
+    if unit == "char":
+        fallback = "unk" if unk else "bytes" if doc["model"].get("byte_fallback") else "keep"
+    return tokenizer_from_vocab(
+        full_vocab,
+        merges,
+        unit=unit,
+        end_of_word=end_of_word,
+        pretokenizer=pretokenizer,
+        pattern=pattern,
+        specials=list(specials),
+        fallback=fallback,
+        name=name,
+        source=source,
+        where=lambda k: f"model.merges[{k}]",
+    )
+
+
+def describe(tok: Tokenizer) -> str:
+    """One line naming what :func:`to_hf_json` writes for ``tok`` (for the UI)."""
+    return f"tokenizer.json (BPE model; {describe_settings(tok)})"

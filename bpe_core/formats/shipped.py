@@ -1,0 +1,107 @@
+"""The real tokenizers that ship with the project: GPT-2 and cl100k_base.
+
+Their tables live in ``reference_tokenizers/`` at the repository root (see its
+README for sources, hashes and the MIT licence); this module finds them
+relative to the package, checks each file's sha256 against the one OpenAI
+published (tiktoken's ``expected_hash``), parses them once per process and
+caches the result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+from ..encoder import Tokenizer
+from ..pretokenize import GPT4_PATTERN
+from ._common import FormatError, read_file
+from .gpt2 import load_vocab_merges
+from .tiktoken_ranks import CL100K_SPECIAL_TOKENS, parse_ranks, tokenizer_from_ranks
+
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "reference_tokenizers"
+"""``reference_tokenizers/`` at the repository root."""
+
+FILE_SHA256: dict[str, str] = {
+    "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    "cl100k_base.tiktoken": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+}
+"""The sha256 of each shipped file (tiktoken 0.14 ``tiktoken_ext/openai_public.py`` ``expected_hash``)."""
+
+BUNDLED: dict[str, str] = {
+    "gpt2": "GPT-2 (OpenAI 2019): 50,000 byte-level merges, GPT-2's regex, <|endoftext|> = 50256.",
+    "cl100k_base": "cl100k_base (GPT-3.5/GPT-4): 100,256 ranks looked up by bytes, digit runs of at most 3.",
+}
+"""The shipped tokenizers by name, with a one-line description."""
+
+_ALIASES = {"gpt2": "gpt2", "gpt-2": "gpt2", "r50k_base": "gpt2", "cl100k_base": "cl100k_base", "cl100k": "cl100k_base"}
+_LOCK = threading.Lock()
+
+
+def _checked(name: str) -> bytes:
+    path = REFERENCE_DIR / name
+    try:
+        data = read_file(path)
+    except FileNotFoundError:
+        raise FormatError(f"{path} is missing: the project ships it in reference_tokenizers/") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != FILE_SHA256[name]:
+        raise FormatError(
+            f"{path}: sha256 is {digest}, not the published {FILE_SHA256[name]}; the file is damaged or replaced"
+        )
+    return data
+
+
+@lru_cache(maxsize=len(BUNDLED))
+def _load(key: str) -> Tokenizer:
+    if key == "gpt2":
+        return load_vocab_merges(
+            _checked("encoder.json"),
+            _checked("vocab.bpe"),
+            unit="byte",
+            pretokenizer="gpt2",
+            name="GPT-2",
+            sources=("reference_tokenizers/encoder.json", "reference_tokenizers/vocab.bpe"),
+        )
+    source = "reference_tokenizers/cl100k_base.tiktoken"
+    ranks = parse_ranks(_checked("cl100k_base.tiktoken"), source)
+    return tokenizer_from_ranks(ranks, GPT4_PATTERN, CL100K_SPECIAL_TOKENS, name="cl100k_base", source=source)
+
+
+def bundled(name: str) -> Tokenizer:
+    """The shipped GPT-2 or cl100k_base tokenizer, parsed once per process.
+
+    Args:
+        name: ``"gpt2"`` (also ``"GPT-2"``, ``"r50k_base"``) or ``"cl100k_base"``
+            (also ``"cl100k"``); case-insensitive.
+
+    Returns:
+        The shared :class:`~bpe_core.Tokenizer` (the same object on every call;
+        do not modify it). GPT-2 merges by pair with ids from ``encoder.json``;
+        cl100k_base merges by bytes with ids = ranks and its five special tokens.
+
+    Raises:
+        OptionError: an unknown name (the message lists the known ones).
+        FormatError: a shipped file is missing or its sha256 differs from the published one.
+    """
+    from ..errors import OptionError
+
+    key = _ALIASES.get(str(name).strip().lower())
+    if key is None:
+        raise OptionError(f"unknown bundled tokenizer {name!r}; expected one of: {', '.join(BUNDLED)}")
+    with _LOCK:
+        return _load(key)
+
+
+def preload(names: tuple[str, ...] = tuple(BUNDLED)) -> threading.Thread:
+    """Parse the bundled tokenizers in a background thread so a page need not wait.
+
+    Returns:
+        The started daemon thread; later :func:`bundled` calls return at once
+        (or wait for the parse in progress).
+    """
+    thread = threading.Thread(target=lambda: [bundled(n) for n in names], name="bpe-bundled-preload", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,396 @@
+"""tiktoken rank files: one ``base64(token) rank`` per line, plus a split pattern and special tokens.
+
+Source of the format: tiktoken ``tiktoken/load.py`` ``load_tiktoken_bpe`` (and
+``dump_tiktoken_bpe``); the pattern and special tokens are the other arguments
+of ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=..., special_tokens=...)``,
+which tiktoken keeps in code (``tiktoken_ext/openai_public.py``), not in the
+file. This package writes them beside the rank file as a small JSON
+*sidecar* (``{"format": "tiktoken-encoding", "pat_str": ..., "special_tokens": ...}``).
+
+Semantics: a rank is both the token's id and its merge priority. Encoding
+looks ranks up by the merged *bytes* (tiktoken ``_byte_pair_merge`` in
+``src/lib.rs``), one merge at a time, leftmost lowest rank first, and a piece
+that is itself a token is taken whole; :class:`~bpe_core.Tokenizer` does this
+with ``merge_by="bytes"``. To show which two pieces merged, each multi-byte
+token gets the pair tiktoken joins last when it encodes the token's own bytes
+with the lower ranks (:func:`recover_merges`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+
+from ..encoder import Tokenizer
+from ..errors import MergeTableError
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from ..symbols import SymbolTable
+from ._common import (
+    ExportError,
+    FormatError,
+    Source,
+    decode_text,
+    describe_settings,
+    learned_ids,
+    parse_json,
+    pretokenizer_for_pattern,
+    read_file,
+    render_many,
+    split_pattern,
+)
+
+SIDECAR_FORMAT = "tiktoken-encoding"
+"""The ``format`` field of the JSON that carries a rank file's pattern and special tokens."""
+
+R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+"""r50k_base's pattern as tiktoken 0.14 writes it (equivalent to GPT-2's, ``tiktoken_ext/openai_public.py``)."""
+
+CL100K_SPECIAL_TOKENS: dict[str, int] = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+"""cl100k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``)."""
+
+KNOWN_RANK_FILES: dict[str, tuple[str, str, dict[str, int]]] = {
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": (
+        "cl100k_base",
+        GPT4_PATTERN,
+        CL100K_SPECIAL_TOKENS,
+    ),
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": (
+        "r50k_base",
+        GPT2_PATTERN,
+        {"<|endoftext|>": 50256},
+    ),
+}
+"""sha256 of OpenAI's published rank files (tiktoken's ``expected_hash``) -> (name, pattern, special tokens),
+so a bare upload of one of them needs no sidecar."""
+
+
+def parse_ranks(data: bytes | str, source: str = "ranks.tiktoken") -> dict[bytes, int]:
+    """Parse a rank file as tiktoken ``load_tiktoken_bpe`` does, checking every line.
+
+    Args:
+        data: the file's contents.
+        source: the file name, for messages.
+
+    Returns:
+        ``{token bytes: rank}`` in file order.
+
+    Raises:
+        FormatError: a line that is not ``base64 rank`` (naming the line and the
+            number of fields), bad base64, a rank that is not a non-negative
+            integer, a token or rank given twice, or an empty file.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    lines = data.split(b"\n")
+
+    def line_error(n: int, what: str) -> FormatError:
+        return FormatError(f"{source}: line {n}: {what}")
+
+    bad = _NOT_BASE64_LINE.search(data)
+    if bad is not None:
+        n = data.count(b"\n", 0, bad.start()) + 1
+        char = data[bad.start() : bad.start() + 1]
+        raise line_error(n, f"the byte {char!r} cannot appear in 'base64-token rank'")
+    ranks: dict[bytes, int] = {}
+    a2b = binascii.a2b_base64
+    count = 0
+    for n, line in enumerate(lines, start=1):
+        parts = line.split()
+        if len(parts) != 2:
+            if not parts:
+                continue
+            shown = line[:60].decode("ascii", "replace")
+            raise line_error(n, f"{len(parts)} fields ({shown!r}); expected 'base64-token rank'")
+        token, rank_text = parts
+        try:
+            raw = a2b(token)
+        except binascii.Error as exc:
+            raise line_error(n, f"{token[:40].decode('ascii')!r} is not valid base64 ({exc})") from None
+        if not rank_text.isdigit():
+            raise line_error(n, f"the rank {rank_text[:20].decode('ascii')!r} is not a non-negative integer")
+        if not raw or b"=" in token.rstrip(b"="):
+            raise line_error(n, f"{token[:40].decode('ascii')!r} is not valid base64 for a non-empty token")
+        ranks[raw] = int(rank_text)
+        count += 1
+    if not ranks:
+        raise FormatError(f"{source}: the file holds no ranks; expected one 'base64-token rank' per line")
+    if len(ranks) != count or len(set(ranks.values())) != count:
+        seen_tokens: dict[bytes, int] = {}
+        seen_ranks: dict[int, int] = {}
+        for n, line in enumerate(lines, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            raw, rank = a2b(parts[0]), int(parts[1])
+            if raw in seen_tokens:
+                raise line_error(n, f"token {raw!r} was already ranked on line {seen_tokens[raw]}")
+            if rank in seen_ranks:
+                raise line_error(n, f"rank {rank} was already given on line {seen_ranks[rank]}")
+            seen_tokens[raw] = seen_ranks[rank] = n
+    return ranks
+
+
+_NOT_BASE64_LINE = re.compile(rb"[^A-Za-z0-9+/=\s]")
+
+
+def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tuple[int, int, int]]:
+    """The merge pair of every multi-byte token: ``(left_rank, right_rank, rank)`` in rank order.
+
+    The pair is the two lower-ranked tokens that tiktoken's own merge loop
+    joins last when it encodes the token's bytes (ranks below the token's). The
+    loop only runs when the token splits into two lower-ranked tokens in more
+    than one way, and stops as soon as merges have crossed all splits but one.
+    A token the loop cannot reach gets the split whose larger rank is smallest
+    (a split into tokens of any rank if no lower-ranked one exists); tiktoken
+    can then still form it from those two.
+
+    Raises:
+        FormatError: a multi-byte token is no concatenation of two tokens at
+            all, so no merge can ever form it.
+    """
+    get = ranks.get
+    items = list(ranks.items())
+    if any(items[k][1] > items[k + 1][1] for k in range(len(items) - 1)):
+        items.sort(key=lambda kv: kv[1])
+    out: list[tuple[int, int, int]] = []
+    append = out.append
+    for token, r in items:
+        n = len(token)
+        if n < 2:
+            continue
+        cuts = []
+        for i in range(1, n):
+            a = get(token[:i])
+            if a is not None and a < r:
+                b = get(token[i:])
+                if b is not None and b < r:
+                    cuts.append(i)
+        if len(cuts) > 1:
+            cuts = _surviving_cut(token, r, cuts, get)
+        if len(cuts) == 1:
+            i = cuts[0]
+            append((ranks[token[:i]], ranks[token[i:]], r))
+            continue
+        splits = [(get(token[:i]), get(token[i:])) for i in range(1, n)]
+        splits = [(a, b) for a, b in splits if a is not None and b is not None]
+        if not splits:
+            raise FormatError(
+                f"{source}: token {token!r} (rank {r}) is not the concatenation of two other tokens, so no "
+                "merge can form it; every multi-byte token of a BPE rank file needs a merge pair"
+            )
+        lower = [s for s in splits if max(s) < r] or splits
+        a, b = min(lower, key=max)
+        append((a, b, r))
+    return out
+
+
+def _surviving_cut(token: bytes, limit: int, cuts: list[int], get) -> list[int]:  # noqa: ANN001
+    """Run tiktoken's merge loop on ``token`` (ranks below ``limit``) until one of ``cuts`` is left uncrossed.
+
+    Returns the cuts still uncrossed: one when the loop decided, several when it got stuck.
+    """
+    parts = [token[i : i + 1] for i in range(len(token))]
+    starts = list(range(len(token)))
+    live = set(cuts)
+    pr = []
+    for i in range(len(parts) - 1):
+        x = get(parts[i] + parts[i + 1], limit)
+        pr.append(x if x < limit else limit)
+    while len(live) > 1:
+        m = min(pr)
+        if m >= limit:
+            break
+        i = pr.index(m)
+        live.discard(starts[i + 1])
+        parts[i] += parts[i + 1]
+        del parts[i + 1], pr[i], starts[i + 1]
+        if i > 0:
+            x = get(parts[i - 1] + parts[i], limit)
+            pr[i - 1] = x if x < limit else limit
+        if i < len(parts) - 1:
+            x = get(parts[i] + parts[i + 1], limit)
+            pr[i] = x if x < limit else limit
+    return sorted(live)
+
+
+def tokenizer_from_ranks(
+    ranks: Mapping[bytes, int],
+    pat_str: str,
+    special_tokens: Mapping[str, int] | None = None,
+    *,
+    name: str = "",
+    source: str = "ranks",
+) -> Tokenizer:
+    """Build a ``merge_by="bytes"`` tokenizer whose ids are the ranks.
+
+    Args:
+        ranks: ``{token bytes: rank}`` (as :func:`parse_ranks` or tiktoken's
+            ``load_tiktoken_bpe`` return).
+        pat_str: the split pattern (tiktoken's ``pat_str``).
+        special_tokens: special token -> id (may leave gaps, as cl100k_base does).
+        name: a label.
+        source: the file name, for messages.
+
+    Raises:
+        MergeTableError: single bytes missing from the ranks (listed), or a
+            special id that is also a rank.
+        FormatError: a token no merge can form (see :func:`recover_merges`).
+    """
+    merges = recover_merges(ranks, source)
+    items = sorted(ranks.items(), key=lambda kv: kv[1])
+    strings = render_many([t for t, _ in items])
+    tokens = {r: (s, t) for (t, r), s in zip(items, strings)}
+    try:
+        table = SymbolTable.from_vocab(tokens, unit="byte", specials=dict(special_tokens or {}))
+    except MergeTableError as exc:
+        raise type(exc)(f"{source}: {exc}") from None
+    pretokenizer, pattern = pretokenizer_for_pattern(pat_str)
+    return Tokenizer(table, merges, pretokenizer=pretokenizer, pattern=pattern, name=name, merge_by="bytes")
+
+
+def load_tiktoken(
+    rank_file: Source, pat_str: str, special_tokens: Mapping[str, int] | None = None, *, name: str = ""
+) -> Tokenizer:
+    """Load a ``.tiktoken`` rank file from disk (see :func:`tokenizer_from_ranks`).
+
+    Raises:
+        FormatError, MergeTableError: see :func:`parse_ranks` and :func:`tokenizer_from_ranks`.
+        OSError: the file cannot be read.
+    """
+    source = str(rank_file)
+    return tokenizer_from_ranks(
+        parse_ranks(read_file(rank_file), source), pat_str, special_tokens, name=name, source=source
+    )
+
+
+def known_rank_file(data: bytes) -> tuple[str, str, dict[str, int]] | None:
+    """``(name, pattern, special tokens)`` if ``data`` is one of OpenAI's published rank files, else ``None``."""
+    return KNOWN_RANK_FILES.get(hashlib.sha256(data).hexdigest())
+
+
+def parse_sidecar(text: str | bytes, source: str = "tokenizer.json") -> dict[str, object]:
+    """Read the JSON that goes with a rank file.
+
+    Returns:
+        ``{"name": str, "pat_str": str, "special_tokens": {str: int}, "mergeable_ranks": str | None}``.
+
+    Raises:
+        FormatError: bad JSON, a wrong ``format``, or a missing or mistyped field (named).
+    """
+    data = parse_json(decode_text(text, source), source)
+    if not isinstance(data, dict) or data.get("format") != SIDECAR_FORMAT:
+        raise FormatError(f'{source}: expected a JSON object with "format": "{SIDECAR_FORMAT}"')
+    pat = data.get("pat_str")
+    if not isinstance(pat, str) or not pat:
+        raise FormatError(f"{source}: the field 'pat_str' must be a non-empty string")
+    specials = data.get("special_tokens", {})
+    if not isinstance(specials, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0 for k, v in specials.items()
+    ):
+        raise FormatError(f"{source}: the field 'special_tokens' must map strings to non-negative integer ids")
+    ranks = data.get("mergeable_ranks")
+    if ranks is not None and not isinstance(ranks, str):
+        raise FormatError(f"{source}: the field 'mergeable_ranks' must be a file name")
+    return {"name": str(data.get("name", "")), "pat_str": pat, "special_tokens": specials, "mergeable_ranks": ranks}
+
+
+# ---------------------------------------------------------------- export
+
+
+def check_exportable(tok: Tokenizer) -> None:
+    """Raise :class:`ExportError` unless tiktoken can hold ``tok`` with the same ids.
+
+    tiktoken needs byte-level tokens without an end-of-word marker, a
+    pre-tokenizer that is a regex's matches (``gpt2``, ``gpt4``, ``whitespace``,
+    ``none``), one rank per distinct token, and ids that grow with the merge
+    order (a rank is both id and priority).
+    """
+    if tok.unit != "byte" or tok.end_of_word is not None:
+        raise ExportError(
+            f"a tiktoken rank file holds byte-level tokens without an end-of-word marker; this tokenizer has "
+            f"{describe_settings(tok)}; save tokenizer.json or a session file instead"
+        )
+    if split_pattern(tok) is None:
+        raise ExportError(
+            f"tiktoken keeps the matches of one regex; the {tok.pretokenizer} pre-tokenizer is not a regex's matches; "
+            "save tokenizer.json or a session file instead"
+        )
+    data = tok.table.data
+    last = -1
+    seen: set[int] = set()
+    for k, (_a, _b, new) in enumerate(tok.merge_ids):
+        if new in seen:
+            continue
+        seen.add(new)
+        if new <= last:
+            raise ExportError(
+                f"a tiktoken rank is both id and merge priority, but merge {k} forms id {new}, below id {last} "
+                "formed by an earlier merge; these ids cannot be ranks"
+            )
+        last = new
+    _ranked_ids(tok, data)
+
+
+def _ranked_ids(tok: Tokenizer, data: list[bytes]) -> list[int]:
+    specials = set(tok.table.special_ids.values())
+    gaps = tok.table.gaps
+    owner: dict[bytes, int] = {}
+    out = []
+    for i in learned_ids(tok):
+        if i in specials or i in gaps:
+            continue
+        if data[i] in owner:
+            raise ExportError(
+                f"a tiktoken rank file gives each byte string one rank, but {data[i]!r} is token {owner[data[i]]} "
+                f"and token {i} (two merges formed it); save a session file instead, which keeps both"
+            )
+        owner[data[i]] = i
+        out.append(i)
+    return out
+
+
+def to_tiktoken(tok: Tokenizer) -> bytes:
+    """The rank file (tiktoken ``dump_tiktoken_bpe`` layout): ``base64(token) id`` per line, in id order.
+
+    Special tokens are not in the file; see :func:`to_sidecar`.
+
+    Raises:
+        ExportError: see :func:`check_exportable`.
+    """
+    check_exportable(tok)
+    data = tok.table.data
+    enc = base64.b64encode
+    return b"".join(enc(data[i]) + b" " + str(i).encode() + b"\n" for i in _ranked_ids(tok, data))
+
+
+def to_sidecar(tok: Tokenizer, *, name: str = "tokenizer", rank_file: str | None = None) -> str:
+    """The JSON beside the rank file: tiktoken's other ``Encoding`` arguments.
+
+    Returns:
+        ``{"format": "tiktoken-encoding", "version": 1, "name": ..., "mergeable_ranks": rank_file,
+        "pat_str": ..., "special_tokens": {...}}`` as text; pass ``name``, ``pat_str``,
+        ``special_tokens`` and ``load_tiktoken_bpe(rank_file)`` to ``tiktoken.Encoding``.
+
+    Raises:
+        ExportError: see :func:`check_exportable`.
+    """
+    check_exportable(tok)
+    doc = {
+        "format": SIDECAR_FORMAT,
+        "version": 1,
+        "name": name,
+        "mergeable_ranks": rank_file or f"{name}.tiktoken",
+        "pat_str": split_pattern(tok),
+        "special_tokens": dict(tok.table.special_ids),
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import sidebar
+from ui.cache import start_preload
 
 st.set_page_config(page_title="BPE Explorer", page_icon=":material/join_inner:", layout="wide")
 
@@ -25,5 +26,6 @@ pages = [
     st.Page("app_pages/lessons.py", title="Lessons", icon=":material/school:", url_path="lessons"),
 ]
 navigation = st.navigation(pages, position="top")
+start_preload()
 sidebar.render()
 navigation.run()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPEError
-from ui import sidebar, state
-from ui.cache import ready_tokenizer, ready_tokenizer_names, trained
+from bpe_core.formats import BUNDLED
+from ui import sidebar, state, tokenizer_files
+from ui.cache import READY, ready_tokenizer, trained, trained_exports, uploaded_exports, uploaded_tokenizer
 from viz.encode_views import (
     blocked_frame,
     encode_stats,
@@ -19,21 +20,32 @@ from viz.tokens import tokens_row
 
 DEFAULT_TEXT = "Hello, I've been learning BPE! Lowering the newest tokens: unbelievable 🙂"
 TRAINED = "Trained here"
+UPLOADED = "Uploaded file"
 MAX_CHARS = 100_000
 MAX_DRAWN = 3_000
 
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
-names = [TRAINED, *ready_tokenizer_names()]
-choice = st.radio("Tokenizer", names, key=state.ENCODE_TOKENIZER, horizontal=True)
+choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True)
+files = None
 try:
     if choice == TRAINED:
         tokenizer = trained(corpus.text, settings).tokenizer
         st.caption(f"Trained on {corpus.name} ({settings.pretokenizer}, {settings.unit}, {settings.tie_break}).")
-    else:
+    elif choice in READY:
         tokenizer = ready_tokenizer(choice)
+        st.caption(BUNDLED[READY[choice]] + " Shipped in reference_tokenizers/ (MIT; see its README).")
+    else:
+        files = tokenizer_files.upload_box()
+        if files is None:
+            st.stop()
+        loaded = uploaded_tokenizer(files)
+        tokenizer = loaded.tokenizer
+        st.caption(f"Loaded {', '.join(loaded.files)} as {loaded.format}: {len(tokenizer):,} ids.")
+        if loaded.session is not None:
+            tokenizer_files.session_panel(loaded.session, corpus)
 except (BPEError, TypeError, OSError) as exc:
-    st.error(f"Cannot build the tokenizer: {exc}")
+    st.error(f"Cannot use this tokenizer: {exc}")
     st.stop()
 
 text = st.text_area("Text to encode", value=DEFAULT_TEXT, key=state.ENCODE_TEXT, max_chars=MAX_CHARS, height=110)
@@ -122,3 +134,13 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
         if p.fallbacks:
             st.markdown("**Fallbacks** (characters the alphabet could not hold as one symbol)")
             st.dataframe(fallbacks_frame(p), hide_index=True, width="stretch")
+
+with st.expander("Save this tokenizer: every format, each reloaded and checked on the text above"):
+    if choice == TRAINED:
+        rows = trained_exports(corpus.text, settings, corpus.name, text)
+    elif files is not None:
+        rows = uploaded_exports(files, text)
+    else:
+        rows = []
+        st.caption(f"{choice} ships with the project; its original files are in reference_tokenizers/.")
+    tokenizer_files.downloads(rows)

@@ -271,3 +271,55 @@ def test_lesson_merge_order(at):
 def test_lesson_vocab_tradeoff(at):
     lesson(at, "8. Vocabulary size trade-off")
     assert len(at.get("plotly_chart")) == 2
+
+
+# ----------------------------------------------------------------- real tokenizers and files on the Encode page
+
+
+def test_encode_with_gpt2(at):
+    encode_page(at)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("GPT-2").run()
+    at.text_area(key=state.ENCODE_TEXT).set_value("hello").run()
+    assert at.code[1].value == "31373"
+    at.text_area(key=state.ENCODE_TEXT).set_value("a a").run()
+    assert at.code[1].value == "64, 257"
+    assert not at.exception
+
+
+def test_encode_with_cl100k(at):
+    encode_page(at)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("cl100k_base").run()
+    at.text_area(key=state.ENCODE_TEXT).set_value("hello world").run()
+    assert at.code[1].value == "15339, 1917"
+
+
+def test_downloads_and_upload_round_trip(at):
+    encode_page(at)
+    buttons = {b.label: b for b in at.get("download_button")}
+    assert {"gpt2", "subword_nmt", "session"} <= set(buttons)
+    proofs = [c.value for c in at.caption if "✔ identical" in c.value]
+    assert len(proofs) == 3
+    from bpe_core.formats import export
+    from ui.cache import sample_text
+    from ui.settings import TrainSettings
+
+    corpus = sample_text("Shakespeare excerpt (12 KB)")
+    import bpe_core
+
+    result = bpe_core.train(corpus, **TrainSettings().kwargs())
+    files = export(result, "session", corpus=corpus, corpus_name="Shakespeare excerpt (12 KB)")
+    ((name, data),) = files.items()
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("Uploaded file").run()
+    at.file_uploader(key=state.TOKENIZER_UPLOAD).set_value((name, data, "application/json")).run()
+    assert not at.exception
+    assert metrics(at)["tokens"] == "44"  # the same tokenizer as "Trained here"
+    assert any("is the one this session was trained on" in s.value for s in at.success)
+
+
+def test_upload_malformed_tokenizer_file(at):
+    encode_page(at)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("Uploaded file").run()
+    at.file_uploader(key=state.TOKENIZER_UPLOAD).set_value(("tokenizer.json", b'{"model": {"type": "BPE"', "text/json"))
+    at.run()
+    assert not at.exception
+    assert at.error[0].value.startswith("Cannot use this tokenizer:")

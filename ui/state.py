@@ -41,6 +41,8 @@ SHOW_WHITESPACE = "encode_show_ws"
 SHOW_IDS = "encode_show_ids"
 ALLOW_SPECIAL = "encode_allow_special"
 ENCODE_PIECE = "encode_piece"
+TOKENIZER_UPLOAD = "encode_tokenizer_upload"
+APPLY_SESSION = "encode_apply_session"
 
 # Compare page
 CMP_COUNT = "cmp_n"

@@ -1,0 +1,102 @@
+"""Tokenizer files on the Encode page: the upload box and the download list (shared widgets, no logic)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core.formats import EXPECTED, Session
+from ui import state
+from ui.cache import ExportRow
+from ui.corpus import CorpusChoice
+from ui.settings import TrainSettings
+
+
+def upload_box() -> dict[str, bytes] | None:
+    """An upload box for tokenizer files; returns ``{file name: bytes}`` or ``None`` when empty."""
+    uploads = st.file_uploader(
+        "Tokenizer files",
+        accept_multiple_files=True,
+        key=state.TOKENIZER_UPLOAD,
+        help="One tokenizer.json; vocab.json + merges.txt (or GPT-2's encoder.json + vocab.bpe); a .tiktoken "
+        "rank file with its .json sidecar; a subword-nmt codes file; a BPE Explorer session .json; or a .zip "
+        "of any of these. Nothing in them is executed.",
+    )
+    if not uploads:
+        st.info(f"Upload a tokenizer: {EXPECTED}.")
+        return None
+    return {u.name: u.getvalue() for u in uploads}
+
+
+def _apply(session: Session, corpus: CorpusChoice) -> None:
+    """Callback: put a session's training settings into the sidebar and apply them to the current corpus."""
+    c = session.config
+    if c is None:
+        return
+    budget = ("vocab_size", c.vocab_size) if c.vocab_size is not None else ("merges", c.num_merges or 0)
+    values = {
+        state.PRETOKENIZER: c.pretokenizer,
+        state.UNIT: c.unit,
+        state.END_OF_WORD: c.end_of_word,
+        state.TIE_BREAK: c.tie_break,
+        state.BUDGET_KIND: budget[0],
+        state.BUDGET: int(budget[1]),
+        state.MIN_FREQUENCY: c.min_frequency,
+        state.SPECIALS: ", ".join(c.special_tokens),
+    }
+    for key, value in values.items():
+        st.session_state[key] = value
+    st.session_state[state.APPLIED_SETTINGS] = TrainSettings(
+        pretokenizer=c.pretokenizer,
+        unit=c.unit,
+        end_of_word=c.end_of_word,
+        tie_break=c.tie_break,
+        budget_kind=budget[0],
+        budget=int(budget[1]),
+        min_frequency=c.min_frequency,
+        special_tokens=tuple(c.special_tokens),
+    )
+
+
+def session_panel(session: Session, corpus: CorpusChoice) -> None:
+    """What a loaded session holds, and a button that trains its settings again."""
+    c = session.config
+    if c is None:
+        st.caption("This session holds a tokenizer without training settings.")
+        return
+    st.caption(
+        f"Session {session.name!r}: {c.pretokenizer}, {c.unit}, {c.tie_break}, trained on "
+        f"{session.corpus_name or 'an unnamed corpus'} (SHA-256 {str(session.corpus_sha256)[:12]}…)."
+    )
+    if session.matches(corpus.text):
+        st.success(f"The sidebar corpus ({corpus.name}) is the one this session was trained on.")
+    else:
+        st.warning(f"The sidebar corpus ({corpus.name}) is not the one this session was trained on.")
+    st.button(
+        "Use these settings in the sidebar and train",
+        key=state.APPLY_SESSION,
+        on_click=_apply,
+        args=(session, corpus),
+        help="Go to the Train page afterwards to step through the merges again.",
+    )
+
+
+def downloads(rows: list[ExportRow]) -> None:
+    """One download button per format; formats that cannot hold this tokenizer say why."""
+    for row in rows:
+        c = st.columns([1.2, 3])
+        if row.download is None:
+            c[0].button(row.format, disabled=True, key=f"dl_{row.format}", width="stretch")
+            c[1].caption(f"{row.description} Not available: {row.reason}")
+            continue
+        c[0].download_button(
+            row.format,
+            data=row.download.data,
+            file_name=row.download.filename,
+            mime=row.download.mime,
+            key=f"dl_{row.format}",
+            width="stretch",
+            on_click="ignore",
+        )
+        proof = row.proof
+        mark = "✔" if proof is not None and proof.ok else "✘"
+        c[1].caption(f"{row.description} `{row.download.filename}`. {mark} {proof.message if proof else ''}")

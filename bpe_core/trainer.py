@@ -22,6 +22,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections.abc import Callable
+from itertools import accumulate, chain, groupby, repeat
 
 from .corpus import Corpus, word_counts
 from .errors import BPEError, BudgetError
@@ -197,7 +198,10 @@ class _Trainer:
     with neighbours ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge) in word
     ``wid[p]``. ``index[k]`` is a superset of the positions where pair ``k``
     starts: entries that stopped holding the pair are dropped lazily, when
-    the set is next read, which saves a set operation per neighbour update.
+    read, which saves a set operation per neighbour update. A pair present
+    from the start keeps the sorted list the initial count produced (pairs
+    never gain occurrences once they exist); a pair formed by a merge
+    collects its positions in a set.
     """
 
     def __init__(
@@ -224,50 +228,45 @@ class _Trainer:
         self.static = None if self.first_seen else StaticKeys(rule, table)
         self.pair_key = None if self.static is None else self.static.pair_key()
 
-        sym: list[int] = []
-        nxt: list[int] = []
-        prv: list[int] = []
-        wid: list[int] = []
-        wstart: list[int] = []
-        wlen: list[int] = []
+        lengths = [len(syms) for syms in words]
+        sym = list(chain.from_iterable(words))
+        size = len(sym)
+        wstart = [0, *accumulate(lengths)][:-1]
+        nxt = list(range(1, size + 1))
+        prv = list(range(-1, size - 1))
+        for start, n in zip(wstart, lengths):
+            nxt[start + n - 1] = -1
+            prv[start] = -1
+        wid = list(chain.from_iterable(repeat(w, n) for w, n in enumerate(lengths)))
+        weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))
+        # Group the pair starts by pair key in one C-level sort; a stable sort keeps each
+        # group in position order, so its first element is the pair's first occurrence.
+        keys = [a * SHIFT + b for a, b in zip(sym, sym[1:])]
+        starts = [p for p in range(size - 1) if nxt[p] >= 0]
+        starts.sort(key=keys.__getitem__)
         counts: dict[int, int] = {}
-        index: dict[int, set[int]] = {}
-        cget = counts.get
-        total = 0
-        for w, syms in enumerate(words):
-            base = len(sym)
-            n = len(syms)
-            f = freqs[w]
-            total += n * f
-            wstart.append(base)
-            wlen.append(n)
-            sym.extend(syms)
-            nxt.extend(range(base + 1, base + n))
-            nxt.append(-1)
-            prv.append(-1)
-            prv.extend(range(base, base + n - 1))
-            wid.extend([w] * n)
-            pos = base
-            for a, b in zip(syms, syms[1:]):
-                key = a * SHIFT + b
-                c = cget(key)
-                if c is None:
-                    counts[key] = f
-                    index[key] = {pos}
-                else:
-                    counts[key] = c + f
-                    index[key].add(pos)
-                pos += 1
+        index: dict[int, list[int] | set[int]] = {}
+        first: dict[int, int] = {}
+        wget = weight.__getitem__
+        for key, group in groupby(starts, key=keys.__getitem__):
+            members = list(group)
+            index[key] = members
+            counts[key] = sum(map(wget, members))
+            first[key] = members[0]
         sym.append(-2)  # sentinel: sym[nxt[p]] is -2 when p ends its word (nxt[p] == -1)
-        self.sym, self.nxt, self.prv, self.wid = sym, nxt, prv, wid
-        self.wstart, self.wlen = wstart, wlen
+        self.sym, self.nxt, self.prv, self.wid, self.weight = sym, nxt, prv, wid, weight
+        self.wstart, self.wlen = wstart, lengths
         self.counts, self.index = counts, index
-        self.total_tokens = total
+        self.total_tokens = sum(n * f for n, f in zip(lengths, freqs))
         self.hist: dict[int, int] = {}
         if trace:
             for c in counts.values():
                 self.hist[c] = self.hist.get(c, 0) + 1
-        self.heap = [(-c, self._key(k), k) for k, c in counts.items()]
+        if self.pair_key is None:
+            self.heap = [(-c, first[k], k) for k, c in counts.items()]
+        else:
+            pair_key = self.pair_key
+            self.heap = [(-c, pair_key(k // SHIFT, k % SHIFT), k) for k, c in counts.items()]
         heapq.heapify(self.heap)
         self.merge_ids: list[tuple[int, int, int]] = []
         self.steps: list[MergeStep] = []
@@ -278,7 +277,18 @@ class _Trainer:
         """The first position that still holds pair ``k`` (pruning stale index entries)."""
         a, b = divmod(k, SHIFT)
         sym, nxt = self.sym, self.nxt
-        live = {p for p in self.index[k] if sym[p] == a and sym[nxt[p]] == b}
+        held = self.index[k]
+        if isinstance(held, list):  # sorted: drop the stale head
+            j = 0
+            while not (sym[held[j]] == a and sym[nxt[held[j]]] == b):
+                j += 1
+            if j:
+                del held[:j]
+            return held[0]
+        first = min(held)
+        if sym[first] == a and sym[nxt[first]] == b:
+            return first
+        live = {p for p in held if sym[p] == a and sym[nxt[p]] == b}
         self.index[k] = live
         return min(live)
 
@@ -386,7 +396,7 @@ class _Trainer:
             self.static.grow()
         self.merge_ids.append((a, b, new))
 
-        sym, nxt, prv, wid, freqs = self.sym, self.nxt, self.prv, self.wid, self.freqs
+        sym, nxt, prv, wid, freqs, weight = self.sym, self.nxt, self.prv, self.wid, self.freqs, self.weight
         index, counts, wlen = self.index, self.counts, self.wlen
         rewritten: dict[int, tuple[int, int]] = {}  # word -> (leftmost merge site, length before)
         cur_w = -1
@@ -395,7 +405,8 @@ class _Trainer:
         iget = index.get
         replaced = 0
         new_s = new * SHIFT
-        for i in sorted(index.pop(pk)):
+        held = index.pop(pk)
+        for i in held if isinstance(held, list) else sorted(held):
             j = nxt[i]
             if sym[i] != a or sym[j] != b:
                 continue  # a stale index entry, or consumed by an overlapping occurrence
@@ -404,7 +415,7 @@ class _Trainer:
                 cur_w = w
                 if trace:
                     rewritten[w] = (i, wlen[w])
-            f = freqs[w]
+            f = weight[i]
             p = prv[i]
             if p >= 0:
                 x = sym[p] * SHIFT
@@ -521,25 +532,29 @@ class _Trainer:
         The spelling before the merge is the spelling after it with every
         ``new`` split back into ``a b``: ``new`` did not exist before this merge.
         """
-        strings, sym = self.table.strings, self.sym
+        strings, sym, nxt = self.table.strings, self.sym, self.nxt
         excerpt = self.wlen[w] > WORD_TRACE_LIMIT
         if excerpt:
             after = [sym[p] for p in self._window(w, first_site, True)]
         else:
-            after = [sym[p] for p in self._walk(self.wstart[w], WORD_TRACE_LIMIT + 1)]
-        merged_at = tuple(k for k, s in enumerate(after) if s == new)
+            after = []
+            p = self.wstart[w]
+            while p != -1:
+                after.append(sym[p])
+                p = nxt[p]
+        merged_at = tuple([k for k, s in enumerate(after) if s == new])
         before: list[int] = []
         for s in after:
             if s == new:
-                before.append(a)
-                before.append(b)
+                before += (a, b)
             else:
                 before.append(s)
+        get = strings.__getitem__
         return WordChange(
             word=self.texts[w],
             freq=self.freqs[w],
-            before=tuple(map(strings.__getitem__, before)),
-            after=tuple(map(strings.__getitem__, after)),
+            before=tuple(map(get, before)),
+            after=tuple(map(get, after)),
             merged_at=merged_at,
             excerpt=excerpt,
             occurrences=len_before - self.wlen[w],

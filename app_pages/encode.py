@@ -78,7 +78,8 @@ st.html(tokens_row(views, show_whitespace=show_ws, show_ids=show_ids))
 if len(ids) > MAX_DRAWN:
     st.caption(f"Showing the first {MAX_DRAWN:,} of {len(ids):,} tokens.")
 st.caption(
-    "Dashed red: byte or <unk> fallback. Dotted purple: bytes that cut a UTF-8 character. "
+    "Dashed red: a character the training alphabet lacked (kept as its own symbol, <unk>, or <0xNN> bytes). "
+    "Dotted purple: bytes that cut a UTF-8 character. "
     "Hover a token for its vocabulary string and id."
 )
 

@@ -7,7 +7,7 @@ import streamlit as st
 from bpe_core import BPEError
 from bpe_core.formats import BUNDLED
 from ui import sidebar, state, tokenizer_files
-from ui.cache import READY, ready_tokenizer, trained, trained_exports, uploaded_exports, uploaded_tokenizer
+from ui.cache import READY, ready_tokenizer, session_trained, trained_exports, uploaded_exports, uploaded_tokenizer
 from viz.encode_views import (
     blocked_frame,
     encode_stats,
@@ -30,7 +30,7 @@ choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOK
 files = None
 try:
     if choice == TRAINED:
-        tokenizer = trained(corpus.text, settings).tokenizer
+        tokenizer = session_trained(corpus, settings).tokenizer
         st.caption(f"Trained on {corpus.name} ({settings.pretokenizer}, {settings.unit}, {settings.tie_break}).")
     elif choice in READY:
         tokenizer = ready_tokenizer(choice)

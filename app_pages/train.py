@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpe_core import BPEError
 from ui import sidebar, state
-from ui.cache import trained
+from ui.cache import session_trained
 from ui.player import step_player
 from ui.step_view import render_step
 from viz.train_tables import corpus_summary
@@ -14,7 +14,7 @@ from viz.train_tables import corpus_summary
 corpus, settings = sidebar.applied()
 st.title("Train: watch BPE learn its merges")
 try:
-    result = trained(corpus.text, settings)
+    result = session_trained(corpus, settings)
 except (BPEError, TypeError) as exc:
     st.error(f"Cannot train on {corpus.name}: {exc}")
     st.stop()

@@ -8,7 +8,8 @@ import streamlit as st
 
 import bpe_core
 from bpe_core.formats import Download, Loaded, Proof
-from ui.corpus import read_sample
+from ui import state
+from ui.corpus import CorpusChoice, read_sample
 from ui.settings import TrainSettings
 
 
@@ -35,6 +36,25 @@ def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
 
     result = bpe_core.train(text, **settings.kwargs(), progress=progress)
     bar.empty()
+    return result
+
+
+def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
+    """:func:`trained`, remembered in the session for the corpus and settings it was last called with.
+
+    ``st.cache_data`` hands out a fresh copy on every call, which for a book-sized
+    trace means unpickling megabytes on every rerun; keeping this session's copy
+    makes reruns with unchanged settings (stepping, encoding) skip that.
+
+    Raises:
+        bpe_core.BPEError, TypeError: as :func:`trained`.
+    """
+    key = (corpus.digest, settings)
+    memo = st.session_state.get(state.RESULT_MEMO)
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    result = trained(corpus.text, settings)
+    st.session_state[state.RESULT_MEMO] = (key, result)
     return result
 
 

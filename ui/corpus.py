@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_corpora"
@@ -43,11 +43,12 @@ class CorpusChoice:
     source: str
     name: str
     text: str
+    digest: str = field(init=False, compare=False)
+    """First 12 hex digits of the text's SHA-256 (names pasted text in links and exports)."""
 
-    @property
-    def digest(self) -> str:
-        """First 12 hex digits of the text's SHA-256 (names pasted text in links and exports)."""
-        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    def __post_init__(self) -> None:
+        digest = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        object.__setattr__(self, "digest", digest)
 
 
 def read_sample(label: str) -> str:

@@ -32,6 +32,8 @@ STEP = "train_step"
 PLAYING = "train_playing"
 SPEED = "train_speed"
 RESULT = "train_result"
+RESULT_MEMO = "train_result_memo"
+CHARTS = "train_charts"
 
 # Encode page
 ENCODE_TEXT = "encode_text"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import TrainResult
+from ui import state
 from viz.tokens import STYLE, word_change_html
-from viz.train_charts import compression_figure, merge_count_figure, vocab_growth_figure
+from viz.train_charts import compression_figure, mark_step, merge_count_figure, vocab_growth_figure
 from viz.train_tables import merges_frame, pair_counts_frame, word_changes_frame
 
 _RULE_WINDOW = 12
@@ -14,6 +15,15 @@ _RULE_WINDOW = 12
 
 def _highlight_first(row):  # pandas Styler row function
     return ["background-color: #fef3c7; font-weight: 600" if row.name == 0 else "" for _ in row]
+
+
+def _charts(result: TrainResult) -> tuple:
+    """The three training charts of ``result``, built once per result and kept in the session."""
+    memo = st.session_state.get(state.CHARTS)
+    if memo is None or memo[0] is not result:
+        memo = (result, (merge_count_figure(result), compression_figure(result), vocab_growth_figure(result)))
+        st.session_state[state.CHARTS] = memo
+    return memo[1]
 
 
 def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
@@ -63,7 +73,6 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
             st.dataframe(rules, hide_index=True, width="stretch")
 
     if charts:
-        c = st.columns(3)
-        c[0].plotly_chart(merge_count_figure(result, step), width="stretch", key="chart_counts")
-        c[1].plotly_chart(compression_figure(result, step), width="stretch", key="chart_compression")
-        c[2].plotly_chart(vocab_growth_figure(result, step), width="stretch", key="chart_vocab")
+        figures = _charts(result)
+        for col, fig, key in zip(st.columns(3), figures, ("chart_counts", "chart_compression", "chart_vocab")):
+            col.plotly_chart(mark_step(fig, step), width="stretch", key=key)

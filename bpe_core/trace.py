@@ -27,6 +27,19 @@ class TrainConfig:
     num_merges: int | None
     vocab_size: int | None
 
+    def train_kwargs(self) -> dict[str, object]:
+        """Keyword arguments that make :func:`bpe_core.train` repeat this run."""
+        budget = {"vocab_size": self.vocab_size} if self.vocab_size is not None else {"num_merges": self.num_merges}
+        return {
+            **budget,
+            "pretokenizer": self.pretokenizer,
+            "unit": self.unit,
+            "end_of_word": self.end_of_word,
+            "tie_break": self.tie_break,
+            "min_frequency": self.min_frequency,
+            "special_tokens": self.special_tokens,
+        }
+
 
 @dataclass(frozen=True)
 class WordChange:

@@ -12,29 +12,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from .app_server import CHROMIUM_ARGS, AppDidNotStart, running_app
 from .conftest import REPO
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = REPO / "test-artifacts"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 HOSTILE = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
 
 
@@ -44,54 +33,16 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def app_url():
     """Run the app on a loopback port for the whole module."""
-    port = _free_port()
-    log = open(ARTIFACTS / "streamlit.log", "w") if ARTIFACTS.mkdir(exist_ok=True) is None else None
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=REPO,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start; see test-artifacts/streamlit.log")
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        if log:
-            log.close()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with open(ARTIFACTS / "streamlit.log", "w") as log:
+        try:
+            with running_app(log=log, timeout=60) as url:
+                yield url
+        except AppDidNotStart as exc:
+            pytest.fail(f"{exc}; see test-artifacts/streamlit.log")
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +54,7 @@ def browser():
     except ImportError:
         _missing("the playwright package is not installed")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
 

@@ -113,19 +113,7 @@ class Session:
                 f"this corpus's sha256 is {corpus_sha256(corpus)[:16]}…, the session was trained on "
                 f"{self.corpus_sha256[:16]}…; load the same corpus"
             )
-        c = self.config
-        result = train(
-            corpus,
-            num_merges=c.num_merges,
-            vocab_size=c.vocab_size,
-            pretokenizer=c.pretokenizer,
-            unit=c.unit,
-            end_of_word=c.end_of_word,
-            tie_break=c.tie_break,
-            min_frequency=c.min_frequency,
-            special_tokens=c.special_tokens,
-            **options,  # type: ignore[arg-type]
-        )
+        result = train(corpus, **self.config.train_kwargs(), **options)  # type: ignore[arg-type]
         saved = self.tokenizer.merges
         if result.merges != saved:
             k = next(

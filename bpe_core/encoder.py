@@ -479,110 +479,98 @@ class Tokenizer:
     ) -> list[int]:
         """Apply the merge rules to one chunk's symbols (see the module docstring).
 
-        ``start``/``stop`` (sequential order only) restrict the pass to ranks
-        ``start <= rank < stop``; ``record`` collects ``(rank, sites, before, after)``.
+        ``syms`` is consumed (changed in place). ``start``/``stop`` (sequential
+        order only) restrict the pass to ranks ``start <= rank < stop``;
+        ``record`` collects ``(rank, sites, before, after)`` per rule applied.
         """
+        long = len(syms) > _LONG and record is None
         if self.merge_by == "bytes":
-            if len(syms) > _LONG and record is None:
+            if long:
                 out = self._merge_long(syms, order, start, stop)
             else:
-                out = self._merge_bytes(syms, order, record, start, stop)
+                get, data = self.token_rank.get, self.table.data
+                ranks = [get(data[x] + data[y], _INF) for x, y in zip(syms, syms[1:])]
+                out = self._merge_short(syms, ranks, order, record, start, stop)
             if len(out) > 1 and order == "rank" and self.end_of_word is None:
-                out = self._whole_piece(syms, out, record)
+                out = self._whole_piece(out, record)
             return out
-        if len(syms) > _LONG and record is None:
+        if long:
             return self._merge_long(syms, order, start, stop)
-        ranks = self.pair_rank
+        pget = self.pair_rank.get
+        ranks = [pget(x * SHIFT + y, _INF) for x, y in zip(syms, syms[1:])]
+        return self._merge_short(syms, ranks, order, record, start, stop)
+
+    def _rank_of(self) -> Callable[[int, int], int]:
+        """``rank_of(left, right)``: the rank that merges two adjacent symbols, or a huge number."""
+        if self.merge_by == "bytes":
+            get, data = self.token_rank.get, self.table.data
+            return lambda x, y: get(data[x] + data[y], _INF)
+        pget = self.pair_rank.get
+        return lambda x, y: pget(x * SHIFT + y, _INF)
+
+    def _merge_short(
+        self, syms: list[int], ranks: list[int], order: str, record: list | None, start: int, stop: int
+    ) -> list[int]:
+        """The merge loop for short chunks, keeping each adjacent pair's rank up to date.
+
+        ``ranks[i]`` is the rank of ``(syms[i], syms[i + 1])``. A pass takes the
+        lowest rank (above the last one in ``sequential`` order) and merges its
+        occurrences left to right without overlap, or only the leftmost in
+        ``rank`` order under tiktoken's byte semantics; only the two ranks next
+        to a merge are looked up again. A merged symbol is new to its
+        neighbours, so no rank next to it can equal the rank being applied.
+        """
         merges = self.merge_ids
-        last = start - 1
+        rank_of: Callable[[int, int], int] | None = None
+        single = self.merge_by == "bytes" and order == "rank"
         sequential = order == "sequential"
-        while len(syms) > 1:
-            get = ranks.get
+        last = start - 1
+        while ranks:
             if sequential:
-                best = _INF
-                for x, y in zip(syms, syms[1:]):
-                    r = get(x * SHIFT + y, _INF)
-                    if last < r < best:
-                        best = r
+                best = min((r for r in ranks if r > last), default=_INF)
                 if best >= stop:
                     break
             else:
-                best = min([get(x * SHIFT + y, _INF) for x, y in zip(syms, syms[1:])])
+                best = min(ranks)
             if best == _INF:
                 break
-            a, b, new = merges[best]
-            out: list[int] = []
+            if rank_of is None:
+                rank_of = self._rank_of()
+            new = merges[best][2]
+            before = syms[:] if record is not None else None
             sites: list[int] = []
-            i = 0
-            n = len(syms)
-            while i < n:
-                if syms[i] == a and i + 1 < n and syms[i + 1] == b:
-                    out.append(new)
-                    sites.append(i)
-                    i += 2
-                else:
-                    out.append(syms[i])
-                    i += 1
+            i = ranks.index(best)
+            while True:
+                sites.append(i + len(sites))  # index in ``before``: each earlier merge removed one symbol
+                syms[i] = new
+                del syms[i + 1]
+                del ranks[i]
+                if i:
+                    ranks[i - 1] = rank_of(syms[i - 1], new)
+                if i < len(ranks):
+                    ranks[i] = rank_of(new, syms[i + 1])
+                if single:
+                    break
+                try:
+                    i = ranks.index(best, i + 1)
+                except ValueError:
+                    break
             if record is not None:
-                record.append((best, tuple(sites), syms, out))
-            syms = out
+                record.append((best, tuple(sites), before, syms[:]))
             last = best
         return syms
 
-    def _merge_bytes(self, syms: list[int], order: str, record: list | None, start: int, stop: int) -> list[int]:
-        """:meth:`_merge` for ``merge_by="bytes"``: ranks are looked up by the merged bytes.
-
-        In ``rank`` order one merge happens at a time, at the leftmost adjacent
-        pair of lowest rank (tiktoken ``_byte_pair_merge``); ``sequential``
-        order applies each rank once, to all its occurrences, left to right.
-        """
-        get = self.token_rank.get
-        data = self.table.data
-        merges = self.merge_ids
-        last = start - 1
-        while len(syms) > 1:
-            ranks = [get(data[x] + data[y], _INF) for x, y in zip(syms, syms[1:])]
-            if order == "rank":
-                best = min(ranks)
-                if best == _INF:
-                    break
-                i = ranks.index(best)
-                out = [*syms[:i], merges[best][2], *syms[i + 2 :]]
-                sites: tuple[int, ...] = (i,)
-            else:
-                best = min((r for r in ranks if r > last), default=_INF)
-                if best >= stop or best == _INF:
-                    break
-                new = merges[best][2]
-                out = []
-                found = []
-                i = 0
-                n = len(syms)
-                while i < n:
-                    if i + 1 < n and get(data[syms[i]] + data[syms[i + 1]]) == best:
-                        out.append(new)
-                        found.append(i)
-                        i += 2
-                    else:
-                        out.append(syms[i])
-                        i += 1
-                sites = tuple(found)
-            if record is not None:
-                record.append((best, sites, syms, out))
-            syms = out
-            last = best
-        return syms
-
-    def _whole_piece(self, syms: list[int], out: list[int], record: list | None) -> list[int]:
+    def _whole_piece(self, out: list[int], record: list | None) -> list[int]:
         """tiktoken's whole-piece lookup (``CoreBPE::encode_ordinary`` in ``src/lib.rs``).
 
         tiktoken looks each pre-token up as a whole before merging; when merging
         stopped short of a token that spells the whole piece, that token wins (a
         table whose every token is reachable by merging never gets here). The
         trace records it as one application of that token's rule at position 0.
+        Merging keeps the bytes, so the piece is the concatenation of ``out``.
         """
         data = self.table.data
-        rank = self.token_rank.get(b"".join([data[x] for x in syms]))
+        rank = self.token_rank.get(b"".join([data[x] for x in out]))
         if rank is None:
             return out
         new = self.merge_ids[rank][2]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .symbols import SHIFT
@@ -26,7 +27,6 @@ class TrainResult:
         tokenizer: a :class:`~bpe_core.encoder.Tokenizer` for this merge table.
         alphabet: the base symbols (after the special tokens), in id order.
         words: the distinct pre-tokens with their frequencies, in corpus order.
-        initial_segmentations: each word's base symbols, aligned with ``words``.
         initial_tokens: corpus length in tokens before any merge (weighted).
         num_chars: corpus length in characters, counted over the pre-tokens.
         num_bytes: corpus length in UTF-8 bytes, counted over the pre-tokens.
@@ -45,7 +45,6 @@ class TrainResult:
     tokenizer: Tokenizer
     alphabet: tuple[str, ...]
     words: tuple[tuple[str, int], ...]
-    initial_segmentations: tuple[tuple[str, ...], ...]
     initial_tokens: int
     num_chars: int
     num_bytes: int
@@ -54,6 +53,11 @@ class TrainResult:
     pair_count_deltas: tuple[bytes, ...]
     changed_words: tuple[bytes, ...]
     symbol_strings: tuple[str, ...]
+
+    @cached_property
+    def initial_segmentations(self) -> tuple[tuple[str, ...], ...]:
+        """Each word's base symbols (the end-of-word marker included), aligned with ``words``."""
+        return tuple(self.tokenizer.replay(word, 0) for word, _freq in self.words)
 
     @property
     def num_merges(self) -> int:

@@ -167,7 +167,6 @@ def train(
         tokenizer=tokenizer,
         alphabet=tuple(table.strings[table.num_special : table.num_base]),
         words=tuple(zip(texts, freqs)),
-        initial_segmentations=tuple(tuple(table.strings[s] for s in w) for w in words),
         initial_tokens=initial_tokens,
         num_chars=num_chars,
         num_bytes=num_bytes,

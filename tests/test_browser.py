@@ -107,16 +107,25 @@ def test_train_page_steps_and_plays(page):
     page.wait_for_function("() => document.body.innerText.includes('Merge 2 of 200')", timeout=20_000)
     assert "'t' + 'h'" in _heading(page)
     _shot(page, "train-step-2")
+    for _ in range(3):  # Pause must stop where it is: never a step back, never a step more
+        page.get_by_role("button", name="Play").click()
+        page.get_by_role("button", name="Pause").wait_for(timeout=20_000)
+        time.sleep(1.3)
+        shown = _merge_number(page)
+        page.get_by_role("button", name="Pause").click()
+        page.get_by_role("button", name="Play").wait_for(timeout=20_000)
+        stopped = _merge_number(page)
+        assert stopped >= shown, "Pause moved the player back"
+        time.sleep(1.5)
+        assert _merge_number(page) == stopped, "the player kept moving after Pause"
     page.get_by_role("button", name="Play").click()
-    page.wait_for_function(
-        "() => { const m = document.body.innerText.match(/Merge (\\d+) of 200/); return m && +m[1] >= 5; }",
-        timeout=30_000,
-    )
+    page.get_by_role("button", name="Pause").wait_for(timeout=20_000)
+    time.sleep(1.2)
+    page.get_by_role("button", name="First").click()
+    time.sleep(0.8)
+    assert _merge_number(page) <= 3, "First during play was undone"
     page.get_by_role("button", name="Pause").click()
     page.get_by_role("button", name="Play").wait_for(timeout=20_000)
-    stopped = _merge_number(page)
-    time.sleep(2)
-    assert _merge_number(page) == stopped, "the player kept moving after Pause"
     assert page.locator(".js-plotly-plot").count() >= 3
     _shot(page, "train-playing")
 

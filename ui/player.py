@@ -1,11 +1,19 @@
-"""A step player: slider, previous/next, play/pause and speed, animated with ``st.fragment``.
+"""A step player: slider, first/previous/next/last, play/pause and speed, animated with ``st.fragment``.
 
 Only the fragment reruns while stepping or playing, so the expensive page
 work above it (training, cache look-ups) is not repeated on every frame.
+
+The current step lives in its own session key, not in the slider. While
+playing, the slider is replaced by a progress bar: a slider would send back the
+value it last showed with every click, and a click that crosses a timer frame
+would then pull the player back a step. A frame advances only when a full
+interval has passed since the last advance, so a click during play never
+counts as a tick.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import streamlit as st
@@ -14,8 +22,12 @@ SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 """Seconds per step while playing."""
 
 
-def _keys(key: str) -> tuple[str, str, str]:
-    return f"{key}_step", f"{key}_playing", f"{key}_speed"
+def _initial_step(slider_key: str, n: int) -> int:
+    """The step a shared link asks for (its query parameter), else 1."""
+    try:
+        return max(1, min(n, int(st.query_params.get(slider_key, 1))))
+    except (TypeError, ValueError):
+        return 1
 
 
 def step_player(n: int, render: Callable[[int], None], *, key: str, label: str = "Merge") -> None:
@@ -24,31 +36,40 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
     Args:
         n: the number of steps (at least 1).
         render: draws one step; called inside the fragment on every frame.
-        key: a prefix for this player's session-state keys (several players may coexist).
+        key: a prefix for this player's session-state keys (several players may coexist);
+            the slider's key ``<key>_step`` is also its URL parameter.
         label: the slider's label.
     """
-    step_key, playing_key, speed_key = _keys(key)
-    st.session_state.setdefault(step_key, 1)
+    pos_key, slider_key = f"{key}_pos", f"{key}_step"
+    playing_key, speed_key, tick_key = f"{key}_playing", f"{key}_speed", f"{key}_tick"
+    if pos_key not in st.session_state:
+        st.session_state[pos_key] = _initial_step(slider_key, n)
     st.session_state.setdefault(playing_key, False)
     st.session_state.setdefault(speed_key, "0.5 s")
-    if st.session_state[step_key] > n:
-        st.session_state[step_key] = n
+    st.session_state.setdefault(tick_key, 0.0)
     playing = st.session_state[playing_key]
     interval = SPEEDS[st.session_state[speed_key]]
 
+    def move(delta: int = 0, to: int | None = None) -> None:
+        current = st.session_state[pos_key]
+        st.session_state[pos_key] = max(1, min(n, to if to is not None else current + delta))
+
+    def follow_slider() -> None:
+        st.session_state[pos_key] = st.session_state[slider_key]
+
     @st.fragment(run_every=interval if playing else None)
     def frame() -> None:
-        # A click on a control drawn by an earlier run can carry an older n: clamp again here.
-        st.session_state[step_key] = max(1, min(n, st.session_state[step_key]))
+        # A click on a control drawn by an earlier run can carry an older n: clamp here.
+        pos = max(1, min(n, st.session_state[pos_key]))
         if st.session_state[playing_key]:
-            if st.session_state[step_key] >= n:
-                st.session_state[playing_key] = False
-                st.rerun(scope="app")
-            st.session_state[step_key] += 1
-
-        def move(delta: int | None = None, to: int | None = None) -> None:
-            current = st.session_state[step_key]
-            st.session_state[step_key] = max(1, min(n, to if to is not None else current + (delta or 0)))
+            now = time.monotonic()
+            if now - st.session_state[tick_key] >= 0.8 * interval:
+                if pos >= n:
+                    st.session_state[playing_key] = False
+                    st.rerun(scope="app")
+                pos += 1
+                st.session_state[tick_key] = now
+        st.session_state[pos_key] = pos
 
         cols = st.columns([1, 1, 1.4, 1, 1, 2.2])
         cols[0].button(
@@ -67,9 +88,10 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
                 st.session_state[playing_key] = False
                 st.rerun(scope="app")
         elif cols[2].button("Play", key=f"{key}_play", icon=":material/play_arrow:", type="primary", width="stretch"):
-            if st.session_state[step_key] >= n:
-                st.session_state[step_key] = 1
+            if pos >= n:
+                st.session_state[pos_key] = 1
             st.session_state[playing_key] = True
+            st.session_state[tick_key] = time.monotonic()
             st.rerun(scope="app")
         cols[3].button(
             "Next",
@@ -85,8 +107,12 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
         speed = cols[5].select_slider("Speed", list(SPEEDS), key=speed_key, label_visibility="collapsed")
         if playing and SPEEDS[speed] != interval:
             st.rerun(scope="app")
-        if n > 1:
-            st.slider(label, 1, n, key=step_key, bind="query-params")
-        render(st.session_state[step_key])
+        pos = st.session_state[pos_key]
+        if st.session_state[playing_key]:
+            st.progress(pos / n, text=f"{label} {pos} of {n}")
+        elif n > 1:
+            st.session_state[slider_key] = pos
+            st.slider(label, 1, n, key=slider_key, on_change=follow_slider, bind="query-params")
+        render(pos)
 
     frame()

@@ -12,12 +12,17 @@ such as ``/lessons`` would run the page script alone, without this file.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui import sidebar
 from ui.cache import start_preload
 
-st.set_page_config(page_title="BPE Explorer", page_icon=":material/join_inner:", layout="wide")
+ICON = Path(__file__).parent / "ui" / "icon.png"
+"""The page icon, served by the app itself (a material icon would be fetched from Google's fonts)."""
+
+st.set_page_config(page_title="BPE Explorer", page_icon=str(ICON), layout="wide")
 
 pages = [
     st.Page("app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train", default=True),

@@ -15,6 +15,7 @@ from viz.compare import (
     first_divergence,
     merge_diff,
     merge_timeline,
+    texts_row,
     unique_tokens,
     vocab_overlap,
 )
@@ -106,11 +107,18 @@ metric = (
     )
     or "chars per token"
 )
-labels = [label for label in SAMPLES if SAMPLES[label] != "shakespeare_excerpt.txt" or corpus.name != label]
+labels = [
+    label
+    for label in SAMPLES
+    if label != corpus.name
+    and not label.startswith(("Toy", "Textbook"))
+    and not ("Shakespeare" in label and "Shakespeare" in corpus.name)  # the excerpt is part of the book
+]
+default_held = "Wikipedia: Taylor Swift (186 KB)" if "Wikipedia: Taylor Swift (186 KB)" in labels else labels[0]
 held_label = st.selectbox(
     "Held-out text",
     labels,
-    index=labels.index("Wikipedia: Taylor Swift (186 KB)"),
+    index=labels.index(default_held),
     key=state.CMP_HELD_OUT,
     help=f"The first {HELD_OUT_CHARS:,} characters of this sample, never trained on.",
 )
@@ -134,11 +142,11 @@ c[1].plotly_chart(
 )
 
 st.header("Vocabulary overlap")
-c = st.columns([1, 2])
-c[0].dataframe(vocab_overlap(results), hide_index=True, width="stretch")
-with c[1]:
-    for name, tokens in unique_tokens(results).items():
-        st.markdown(f"**Only {name}**: " + (" ".join(f"`{t}`" for t in tokens) or "nothing"))
+st.dataframe(vocab_overlap(results), hide_index=True, width="stretch")
+for name, tokens in unique_tokens(results).items():
+    st.markdown(f"**Only {name}** ({len(tokens)} shown)" if tokens else f"**Only {name}**: nothing")
+    if tokens:
+        st.html(texts_row(tokens))
 
 st.header("Switch the tie rule")
 c = st.columns(3)

@@ -10,13 +10,14 @@ from ui import sidebar, state, tokenizer_files
 from ui.cache import READY, ready_tokenizer, session_trained, trained_exports, uploaded_exports, uploaded_tokenizer
 from viz.encode_views import (
     blocked_frame,
+    display_of,
     encode_stats,
     fallbacks_frame,
     piece_label,
     rule_steps_frame,
     token_views,
 )
-from viz.tokens import tokens_row
+from viz.tokens import strings_row, tokens_row, visible
 
 DEFAULT_TEXT = "Hello, I've been learning BPE! Lowering the newest tokens: unbelievable 🙂"
 TRAINED = "Trained here"
@@ -97,12 +98,17 @@ with st.expander("Decoded text and ids"):
     st.code(rt.decoded or " ", language=None)
     st.code(", ".join(map(str, ids[:5000])) or " ", language=None)
 
+show = display_of(tokenizer)
 diffs = tokenizer.order_differences(text)
 if diffs:
     st.info(f"The two merge orders cut {len(diffs)} word(s) differently:")
     st.dataframe(
         [
-            {"word": d.text, "rank order": " ".join(d.rank_tokens), "sequential": " ".join(d.sequential_tokens)}
+            {
+                "word": visible(d.text),
+                "rank order": " ".join(map(show, d.rank_tokens)),
+                "sequential": " ".join(map(show, d.sequential_tokens)),
+            }
             for d in diffs
         ],
         hide_index=True,
@@ -126,15 +132,21 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
     with col:
         if len(columns) > 1:
             st.markdown(f"**{name} order**")
-        st.markdown("Initial symbols: " + " ".join(f"`{s}`" for s in p.initial[:200]))
-        st.dataframe(rule_steps_frame(p), hide_index=True, width="stretch")
-        st.markdown("Final tokens: " + " ".join(f"`{t}`" for t in p.tokens[:200]))
+        eow = tokenizer.end_of_word is not None
+        st.caption("Initial symbols")
+        st.html(strings_row(p.initial[:300], tokenizer.unit, eow))
+        if p.steps:
+            st.dataframe(rule_steps_frame(p, show), hide_index=True, width="stretch")
+        else:
+            st.caption("No rule applies to this pre-token.")
+        st.caption("Final tokens")
+        st.html(strings_row(p.tokens[:300], tokenizer.unit, eow))
         if p.blocked:
             st.markdown("**Blocked rules** (both symbols present, never adjacent)")
-            st.dataframe(blocked_frame(p), hide_index=True, width="stretch")
+            st.dataframe(blocked_frame(p, show), hide_index=True, width="stretch")
         if p.fallbacks:
             st.markdown("**Fallbacks** (characters the alphabet could not hold as one symbol)")
-            st.dataframe(fallbacks_frame(p), hide_index=True, width="stretch")
+            st.dataframe(fallbacks_frame(p, show), hide_index=True, width="stretch")
 
 with st.expander("Save this tokenizer: every format, each reloaded and checked on the text above"):
     if choice == TRAINED:

@@ -9,7 +9,7 @@ from ui import sidebar, state
 from ui.cache import session_trained
 from ui.player import step_player
 from ui.step_view import render_step
-from viz.train_tables import corpus_summary
+from viz.train_tables import compact, corpus_summary
 
 corpus, settings = sidebar.applied()
 st.title("Train: watch BPE learn its merges")
@@ -23,11 +23,17 @@ st.session_state[state.RESULT] = result
 summary = corpus_summary(result)
 cols = st.columns(len(summary))
 for col, (name, value) in zip(cols, summary.items()):
-    col.metric(name, f"{value:,}")
+    col.metric(name, compact(value), help=f"{value:,}" if compact(value) != f"{value:,}" else None)
 if result.stop_reason:
     st.info(result.stop_reason)
 if result.num_merges == 0:
-    st.warning("No merge was learned: no pair occurs often enough. Try a longer corpus or a lower min frequency.")
+    if result.stop_reason:
+        st.warning("No merge was learned: see above why training stopped.")
+    else:
+        st.warning(
+            "No merge was learned: the budget allows none (0 merges, or a vocabulary size equal to the base "
+            f"alphabet of {len(result.vocab):,}). Raise the budget in the sidebar."
+        )
     st.stop()
 
 step_player(result.num_merges, lambda step: render_step(st.session_state[state.RESULT], step), key="train")

@@ -28,8 +28,13 @@ class TrainResult:
         alphabet: the base symbols (after the special tokens), in id order.
         words: the distinct pre-tokens with their frequencies, in corpus order.
         initial_tokens: corpus length in tokens before any merge (weighted).
-        num_chars: corpus length in characters, counted over the pre-tokens.
-        num_bytes: corpus length in UTF-8 bytes, counted over the pre-tokens.
+        num_chars: corpus length in characters, counted over the pre-tokens
+            (whitespace dropped by a whitespace pre-tokenizer is not counted).
+        num_bytes: the same in UTF-8 bytes.
+        text_chars: the whole corpus text's length in characters (whitespace
+            and special tokens included; equals ``num_chars`` for a mapping):
+            the fair denominator for characters per token across pre-tokenizers.
+        text_bytes: the same in UTF-8 bytes.
         stop_reason: why fewer merges than requested were learned, else ``None``.
         pair_counts_initial: packed pair counts before the first merge (use
             :meth:`pair_counts_at`).
@@ -48,6 +53,8 @@ class TrainResult:
     initial_tokens: int
     num_chars: int
     num_bytes: int
+    text_chars: int
+    text_bytes: int
     stop_reason: str | None
     pair_counts_initial: bytes
     pair_count_deltas: tuple[bytes, ...]

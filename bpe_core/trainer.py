@@ -170,6 +170,8 @@ def train(
         initial_tokens=initial_tokens,
         num_chars=num_chars,
         num_bytes=num_bytes,
+        text_chars=len(corpus) if isinstance(corpus, str) else num_chars,
+        text_bytes=len(corpus.encode("utf-8", "surrogatepass")) if isinstance(corpus, str) else num_bytes,
         stop_reason=stop_reason,
         pair_counts_initial=initial_counts,
         pair_count_deltas=tuple(state.deltas),

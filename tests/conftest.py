@@ -1,13 +1,19 @@
 """Shared fixtures: the read-only reference folder ``../shared`` next to the repository.
 
 Tests that need real corpora or OpenAI's published rank files use these
-fixtures; they skip with a clear reason when the folder is absent.
+fixtures. When ``../shared`` is absent (a fresh clone), the byte-identical
+copies the project ships are used instead (``sample_corpora/`` holds three of
+the corpora, ``reference_tokenizers/`` the GPT-2 and cl100k_base files), and a
+test skips, with the reason, only when what it needs is in neither place.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import shutil
+from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -21,12 +27,17 @@ TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multis
 """The plain-text corpora in ``../shared/corpora`` (``code`` is built from humaneval-x)."""
 
 
+SHIPPED_CORPORA = REPO / "sample_corpora"
+SHIPPED_REFERENCE = REPO / "reference_tokenizers"
+
+
 def _require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: the shared reference folder ../shared is not next to this checkout")
     return path
 
 
+@cache
 def read_corpus(name: str) -> str:
     """The text of corpus ``name`` (one of TEXT_CORPORA, or ``code``), as str.
 
@@ -42,16 +53,47 @@ def read_corpus(name: str) -> str:
                     rec = json.loads(line)
                     parts.append(rec["prompt"] + rec["canonical_solution"] + "\n" + rec["test"])
         return "\n".join(parts)
-    return _require(CORPORA / f"{name}.txt").read_text(encoding="utf-8")
+    path = CORPORA / f"{name}.txt"
+    if not path.exists() and (SHIPPED_CORPORA / f"{name}.txt").exists():
+        path = SHIPPED_CORPORA / f"{name}.txt"  # the project's byte-identical copy
+    return _require(path).read_text(encoding="utf-8")
+
+
+class Corpora(Mapping[str, str]):
+    """Every corpus by name, the code corpus included, read when first asked for.
+
+    A test that reads a corpus available neither in ../shared nor as a shipped
+    copy is skipped with the reason; the others run.
+    """
+
+    def __getitem__(self, name: str) -> str:
+        if name not in (*TEXT_CORPORA, "code"):
+            raise KeyError(name)
+        return read_corpus(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*TEXT_CORPORA, "code"))
+
+    def __len__(self) -> int:
+        return len(TEXT_CORPORA) + 1
 
 
 @pytest.fixture(scope="session")
-def corpora() -> dict[str, str]:
-    """Every shared corpus by name, the code corpus included (skips if ../shared is absent)."""
-    return {name: read_corpus(name) for name in (*TEXT_CORPORA, "code")}
+def corpora() -> Corpora:
+    """The shared corpora (see :class:`Corpora`)."""
+    return Corpora()
 
 
 @pytest.fixture(scope="session")
-def reference_dir() -> Path:
-    """``../shared/reference`` (GPT-2 and cl100k_base rank files); skips if absent."""
-    return _require(REFERENCE)
+def reference_dir(tmp_path_factory) -> Path:
+    """``../shared/reference`` (GPT-2 and cl100k_base files), or the same layout built from the shipped copies."""
+    if REFERENCE.exists():
+        return REFERENCE
+    if not (SHIPPED_REFERENCE / "encoder.json").exists():
+        return _require(REFERENCE)
+    folder = tmp_path_factory.mktemp("reference")
+    (folder / "gpt2").mkdir()
+    for name in ("encoder.json", "vocab.bpe"):
+        shutil.copyfile(SHIPPED_REFERENCE / name, folder / "gpt2" / name)
+    shutil.copyfile(SHIPPED_REFERENCE / "cl100k_base.tiktoken", folder / "cl100k_base.tiktoken")
+    return folder

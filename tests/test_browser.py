@@ -66,9 +66,13 @@ def page(browser, app_url):
     dialogs: list[str] = []
     pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     pg.dialogs = dialogs  # type: ignore[attr-defined]
+    outside: list[str] = []
+    local = (app_url, "data:", "blob:")
+    pg.on("request", lambda r: None if r.url.startswith(local) else outside.append(r.url))
     pg.goto(app_url)
     yield pg
     context.close()
+    assert outside == [], "the app made requests outside the machine"
 
 
 def _shot(pg, name: str) -> None:
@@ -92,7 +96,7 @@ def test_shared_link_on_a_fresh_server(browser, app_url):
     pg = context.new_page()
     pg.goto(app_url + "/lessons?lesson=3.+Blocked+merge")
     pg.get_by_role("heading", name="3. Blocked merge").wait_for(timeout=60_000)
-    pg.get_by_text("Learned rules:").wait_for()
+    pg.get_by_text("Learned rules").wait_for()
     pg.locator(".bpe-fallback").first.wait_for()
     assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
     pg.get_by_text("Training on Shakespeare excerpt").wait_for()  # the sidebar from app.py is there
@@ -105,7 +109,7 @@ def test_train_page_steps_and_plays(page):
     page.get_by_text("Training on Shakespeare excerpt").wait_for()
     page.get_by_role("button", name="Next").click()
     page.wait_for_function("() => document.body.innerText.includes('Merge 2 of 200')", timeout=20_000)
-    assert "'t' + 'h'" in _heading(page)
+    assert "“t” + “h”" in _heading(page)
     _shot(page, "train-step-2")
     for _ in range(3):  # Pause must stop where it is: never a step back, never a step more
         page.get_by_role("button", name="Play").click()

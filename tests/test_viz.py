@@ -32,9 +32,9 @@ def test_pair_counts_frame_marks_winner_and_ties(low):
     frame = pair_counts_frame(low.steps[0])
     assert list(frame.columns) == ["left", "right", "count", "status", "tie key"]
     assert frame.iloc[0][["left", "right", "count"]].tolist() == ["e", "r", 9]
-    assert frame.iloc[0]["status"] == "winner of a 2-way tie (first_seen)"
+    assert frame.iloc[0]["status"] == "won the tie"
     assert frame.iloc[1][["left", "right", "count"]].tolist() == ["r", "</w>", 9]
-    assert frame.iloc[1]["status"] == "tied, lost on first_seen"
+    assert frame.iloc[1]["status"] == "tied, lost"
     assert frame.iloc[1]["tie key"].startswith("first seen in word #2")
     assert frame.iloc[2]["status"] == "" and frame.iloc[2]["count"] == 8
     assert pair_counts_frame(low.steps[1]).iloc[0]["status"] == "winner"
@@ -57,7 +57,7 @@ def test_word_changes_frame(low):
 
 def test_corpus_summary(low):
     summary = corpus_summary(low)
-    assert summary["characters"] == len(LOW.replace(" ", ""))
+    assert summary["characters"] == len(LOW)
     assert summary["distinct words"] == 5 and summary["alphabet"] == 11 and summary["merges"] == 10
     assert summary["tokens before"] == len(LOW.replace(" ", "")) + 18
     assert summary["tokens after"] == low.steps[-1].tokens_after
@@ -78,7 +78,7 @@ def test_compression_figure(low):
     fig = compression_figure(low, 4)
     assert list(fig.data[0].x) == list(range(11))
     assert fig.data[0].y[0] == low.initial_tokens and fig.data[0].y[4] == low.steps[3].tokens_after
-    assert fig.data[1].y[0] == pytest.approx(low.num_chars / low.initial_tokens)
+    assert fig.data[1].y[0] == pytest.approx(len(LOW) / low.initial_tokens)
     assert fig.layout.shapes[0].x0 == 4
 
 
@@ -110,6 +110,15 @@ def test_visible_whitespace():
     assert visible("a b", show_whitespace=False) == "a b"
 
 
+def test_display_for():
+    from viz.tokens import display_for
+
+    byte = display_for("byte", False)
+    assert byte("Ġthe") == "·the" and byte("Ċ") == "↵" and byte("ð") == "⟨F0⟩"
+    char = display_for("char", True)
+    assert char("er</w>") == "er</w>" and char("the ") == "the·"
+
+
 def test_view_of_string_byte_level():
     view = view_of_string("Ġthe", "byte", False)
     assert view.text == " the" and not view.partial
@@ -122,7 +131,7 @@ def test_view_of_string_byte_level():
 
 def test_describe_bytes():
     assert describe_bytes("é".encode()) == "é"
-    assert describe_bytes(b"\xf0\x9f") == "⟨F0 9F⟩"
+    assert describe_bytes(b"\xf0\x9f") == "⟨F0\u202f9F⟩"
 
 
 def test_new_tokens_are_outlined():

@@ -15,8 +15,8 @@ from ui.player import step_player
 from ui.settings import TrainSettings
 from ui.step_view import render_step
 from viz.compare import compression_figure
-from viz.encode_views import blocked_frame, fallbacks_frame, rule_steps_frame, token_views
-from viz.tokens import tokens_row
+from viz.encode_views import blocked_frame, display_of, fallbacks_frame, rule_steps_frame, token_views
+from viz.tokens import STYLE, display_for, strings_row, tokens_row, visible, word_change_html
 from viz.train_tables import merges_frame
 
 TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -52,12 +52,19 @@ def _train(text: str, **changes) -> object | None:
         return None
 
 
+def _nothing_learned(result) -> bool:
+    """Say so and return True when training learned no merge (the reason comes from the engine)."""
+    if result.num_merges:
+        return False
+    st.warning(f"Nothing to show: {result.stop_reason or 'no merge was learned'}.")
+    return True
+
+
 def merges_form(i: int) -> None:
     text = _text(i, "Corpus", TEXTBOOK, area=True)
     n = st.number_input("Merges", 1, 100, 10, key=state.lesson_key(i, "merges"), bind="query-params")
     result = _train(text, budget=int(n))
-    if result is None or not result.num_merges:
-        st.warning("No pair occurs twice: nothing to merge.")
+    if result is None or _nothing_learned(result):
         return
     step_player(result.num_merges, lambda step: render_step(result, step, charts=False), key=f"lesson{i}")
 
@@ -65,7 +72,7 @@ def merges_form(i: int) -> None:
 def ties(i: int) -> None:
     text = _text(i, "Corpus", "aaabdaaabac")
     runs = {rule: _train(text, pretokenizer="none", tie_break=rule, budget=4) for rule in TIE_BREAKS}
-    if any(r is None for r in runs.values()):
+    if any(r is None for r in runs.values()) or _nothing_learned(runs["first_seen"]):
         return
     depth = max(r.num_merges for r in runs.values())
     table = pd.DataFrame(
@@ -92,17 +99,20 @@ def blocked(i: int) -> None:
     corpus = _text(i, "Corpus", "hug pug bug")
     word = _text(i, "Word to encode", "hugs")
     result = _train(corpus, budget=2)
-    if result is None:
+    if result is None or _nothing_learned(result):
         return
-    st.markdown("Learned rules: " + ", ".join(f"`{a}` + `{b}`" for a, b in result.merges))
+    show = display_for(result.config.unit, True)
+    st.markdown("**Learned rules**")
+    st.dataframe(merges_frame(result, show=show)[["rank", "left", "right", "token", "count"]], hide_index=True)
     tok = result.tokenizer
     trace = tok.encode_with_trace(word)
     st.html(tokens_row(token_views(tok, trace)))
     for piece in trace.pieces:
-        st.markdown(f"**{piece.text}**: " + " ".join(f"`{s}`" for s in piece.initial) + " →")
-        st.dataframe(rule_steps_frame(piece), hide_index=True, width="stretch")
+        st.text(f"Pre-token {visible(piece.text)!r}: its symbols, then each rule that fired")
+        st.html(strings_row(piece.initial, tok.unit, True))
+        st.dataframe(rule_steps_frame(piece, show), hide_index=True, width="stretch")
         if piece.blocked:
-            st.dataframe(blocked_frame(piece), hide_index=True, width="stretch")
+            st.dataframe(blocked_frame(piece, show), hide_index=True, width="stretch")
         else:
             st.caption("No rule was blocked in this word.")
 
@@ -125,7 +135,7 @@ def byte_fallback(i: int) -> None:
         with col:
             st.markdown(f"**{name}**: {len(trace.ids)} tokens")
             st.html(tokens_row(token_views(tok, trace), show_ids=False))
-            rows = [f for p in trace.pieces for f in fallbacks_frame(p).to_dict("records")]
+            rows = [f for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")]
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
             rt = tok.round_trip(text)
             (st.success if rt.ok else st.warning)("round trip holds" if rt.ok else rt.reason)
@@ -134,16 +144,22 @@ def byte_fallback(i: int) -> None:
 def overlaps(i: int) -> None:
     text = _text(i, "Corpus", "aaaaa")
     result = _train(text, pretokenizer="none", budget=3, min_frequency=1)
-    if result is None or not result.num_merges:
+    if result is None or _nothing_learned(result):
         return
+    show = display_for(result.config.unit, False)
     rows = [
-        {"merge": s.rank + 1, "pair": " + ".join(s.pair), "count": s.count, "replaced": s.replacements}
+        {
+            "merge": s.rank + 1,
+            "pair": f"{show(s.pair[0])} + {show(s.pair[1])}",
+            "count": s.count,
+            "replaced": s.replacements,
+        }
         for s in result.steps
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    first = result.steps[0]
-    w = first.words[0]
-    st.markdown(f"Merge 1 rewrites `{' '.join(w.before)}` as `{' '.join(w.after)}`.")
+    w = result.steps[0].words[0]
+    st.caption("Merge 1, before → after (the new tokens outlined):")
+    st.html(STYLE + word_change_html(w.before, w.after, w.merged_at, result.config.unit, False, w.excerpt))
 
 
 def word_ends(i: int) -> None:
@@ -163,7 +179,8 @@ def word_ends(i: int) -> None:
         with col:
             st.markdown(f"**{name}**")
             st.html(tokens_row(token_views(tok, tok.encode_with_trace(sentence)), show_ids=False))
-            st.dataframe(merges_frame(result, 7)[["left", "right", "token", "count"]], hide_index=True)
+            show = display_for(result.config.unit, result.config.pretokenizer == "whitespace_eow")
+            st.dataframe(merges_frame(result, 7, show)[["left", "right", "token", "count"]], hide_index=True)
 
 
 def _rules(text: str) -> list[tuple[str, str]]:
@@ -200,7 +217,7 @@ def merge_order(i: int) -> None:
             with col:
                 st.markdown(f"{order} order → " + " ".join(f"`{t}`" for p in piece for t in p.tokens))
                 for p in piece:
-                    st.dataframe(rule_steps_frame(p), hide_index=True, width="stretch")
+                    st.dataframe(rule_steps_frame(p, display_of(tok)), hide_index=True, width="stretch")
 
 
 def vocab_tradeoff(i: int) -> None:
@@ -214,6 +231,9 @@ def vocab_tradeoff(i: int) -> None:
     result = _train(text, **{k: getattr(settings, k) for k in ("pretokenizer", "unit", "budget")})
     if result is None:
         return
+    if held_label == label:
+        st.warning("Held-out text should be text the tokenizer never saw: pick another sample.")
+        return
     held = sample_text(held_label)[:20_000]
     base = len(result.vocab) - result.num_merges
     curves = {"training corpus": [result.tokens_at(k) for k in range(result.num_merges + 1)]}
@@ -222,8 +242,8 @@ def vocab_tradeoff(i: int) -> None:
     c[0].plotly_chart(
         compression_figure(
             curves,
-            chars=result.num_chars,
-            nbytes=result.num_bytes,
+            chars=result.text_chars,
+            nbytes=result.text_bytes,
             metric="chars per token",
             title=label,
             x_offset=base,
@@ -249,8 +269,8 @@ LESSONS: list[Lesson] = [
     Lesson(
         "1. Merges form",
         "BPE starts from single characters and, at every step, glues together the pair of neighbours "
-        "seen most often. Step through the textbook corpus and watch `er`, `est</w>` and `low` appear, "
-        "each new token a merge of two older ones.",
+        "seen most often. In the textbook corpus `es`, `est` and `est</w>` come first (newest and widest "
+        "share them), then `lo` and `low`: each new token is a merge of two older ones.",
         merges_form,
     ),
     Lesson(

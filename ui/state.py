@@ -64,6 +64,7 @@ def cmp_key(index: int, field: str) -> str:
 
 # Lessons page
 LESSON = "lesson"
+LAST_LESSON = "lesson_last"
 
 
 def lesson_key(lesson: int, field: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import TrainResult
+from bpe_core import TIE_BREAKS, TrainResult
 from ui import state
-from viz.tokens import STYLE, word_change_html
+from viz.tokens import STYLE, display_for, word_change_html
 from viz.train_charts import compression_figure, mark_step, merge_count_figure, vocab_growth_figure
 from viz.train_tables import merges_frame, pair_counts_frame, word_changes_frame
 
@@ -32,19 +32,29 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     s = result.steps[k]
     eow = result.config.pretokenizer == "whitespace_eow"
     unit = result.config.unit
-    st.subheader(f"Merge {step} of {result.num_merges}: {s.pair[0]!r} + {s.pair[1]!r} → {s.token!r}")
+    show = display_for(unit, eow)
+    st.subheader(f"Merge {step} of {result.num_merges}: “{show(s.pair[0])}” + “{show(s.pair[1])}” → “{show(s.token)}”")
     m = st.columns(5)
     m[0].metric("pair count", f"{s.count:,}")
     m[1].metric("replaced", f"{s.replacements:,}", help="Overlapping occurrences (a a a) cannot all be replaced.")
-    m[2].metric("tied pairs", f"{s.num_tied:,}", help=f"Pairs with the winning count; the tie rule is {s.tie_break}.")
+    m[2].metric(
+        "tied pairs",
+        f"{s.num_tied:,}",
+        help=f"Pairs with the winning count; the tie rule is {s.tie_break}: " + TIE_BREAKS[s.tie_break],
+    )
     m[3].metric("vocabulary", f"{s.vocab_size_after:,}")
     m[4].metric("corpus tokens", f"{s.tokens_after:,}", delta=f"{s.tokens_after - result.tokens_at(k):,}")
 
     left, right = st.columns([1, 1.3])
     with left:
-        st.markdown("**Pair counts before this merge**")
-        frame = pair_counts_frame(s)
-        st.dataframe(frame.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch")
+        st.markdown(f"**Pair counts before this merge** (ties broken by {s.tie_break})")
+        frame = pair_counts_frame(s, show)
+        st.dataframe(
+            frame.style.apply(_highlight_first, axis=1),
+            hide_index=True,
+            width="stretch",
+            column_config={"count": st.column_config.NumberColumn(format="localized"), "tie key": {"width": "large"}},
+        )
         if s.num_tied > len(s.tied):
             st.caption(f"{s.num_tied:,} pairs share the count {s.count:,}; the first {len(s.tied)} are listed.")
     with right:
@@ -53,19 +63,19 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
         for w in s.words:
             rows.append(
                 f"<div style='margin:2px 0'><code>×{w.freq:,}</code> "
-                + word_change_html(w.before, w.after, w.merged_at, unit, eow)
+                + word_change_html(w.before, w.after, w.merged_at, unit, eow, w.excerpt)
                 + "</div>"
             )
         st.html("".join(rows))
         if s.num_words > len(s.words):
             with st.expander(f"All {s.num_words:,} rewritten words"):
                 limit = 2000
-                st.dataframe(word_changes_frame(result.word_changes(k, limit=limit)), hide_index=True)
+                st.dataframe(word_changes_frame(result.word_changes(k, limit=limit), show), hide_index=True)
                 if s.num_words > limit:
                     st.caption(f"Showing the first {limit:,} of {s.num_words:,}, in corpus order.")
 
     st.markdown("**Merge rules so far** (newest last; the current rule is highlighted)")
-    rules = merges_frame(result, k)
+    rules = merges_frame(result, k, show)
     recent = rules.iloc[max(0, k + 1 - _RULE_WINDOW) :].iloc[::-1].reset_index(drop=True)
     st.dataframe(recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch")
     if k + 1 > _RULE_WINDOW:

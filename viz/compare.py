@@ -14,16 +14,16 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core import TrainResult
-from viz.tokens import view_of_string
+from viz.tokens import TokenView, tokens_row, view_of_string, visible
 
 STATUS_COLORS = {"shared by all": "#bbf7d0", "shared by some": "#fef08a", "unique": "#fecaca"}
 """Cell colours of the merge timeline."""
 
 
 def token_text(token: str, result: TrainResult) -> str:
-    """A token's text as comparable across runs: ``Ġthe`` -> `` the``, ``er</w>`` stays ``er</w>``."""
+    """A token's text as comparable across runs, whitespace made visible: ``Ġthe`` -> ``·the``; ``er</w>`` stays."""
     view = view_of_string(token, result.config.unit, result.config.pretokenizer == "whitespace_eow")
-    return view.text + ("</w>" if view.end_of_word else "")
+    return visible(view.text) + ("</w>" if view.end_of_word else "")
 
 
 def merge_texts(result: TrainResult) -> list[str]:
@@ -168,3 +168,8 @@ def merge_diff(a: TrainResult, b: TrainResult) -> tuple[pd.DataFrame, int | None
             first = rank
         rows.append({"rank": rank, "a": x, "b": y, "same": x == y})
     return pd.DataFrame(rows, columns=["rank", "a", "b", "same"]), first
+
+
+def texts_row(texts: Sequence[str]) -> str:
+    """Escaped HTML: token boxes for comparable token texts (already made visible)."""
+    return tokens_row([TokenView(text=t, raw=t) for t in texts], show_whitespace=False, show_ids=False)

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from bpe_core import EncodeTrace, PieceTrace, Tokenizer
-from viz.tokens import TokenView, describe_bytes
+from viz.tokens import TokenView, describe_bytes, display_for, visible
+
+Show = Callable[[str], str]
+
+
+def _same(token: str) -> str:
+    return token
+
+
+def display_of(tokenizer: Tokenizer) -> Show:
+    """How this tokenizer's token strings are shown in tables (see :func:`viz.tokens.display_for`)."""
+    return display_for(tokenizer.unit, tokenizer.end_of_word is not None)
 
 
 def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
@@ -59,13 +72,13 @@ def encode_stats(text: str, ids: list[int]) -> dict[str, float]:
 
 
 def piece_label(index: int, piece: PieceTrace) -> str:
-    """A short label for a pre-token in a picker: ``#3 'learning' → 2 tokens``."""
-    text = piece.text if len(piece.text) <= 30 else piece.text[:30] + "…"
+    """A short label for a pre-token in a picker: ``#3 '·learning' → 2 tokens`` (whitespace made visible)."""
+    text = visible(piece.text if len(piece.text) <= 30 else piece.text[:30] + "…")
     n = len(piece.ids)
     return f"#{index} {text!r} → {n} token{'s' if n != 1 else ''}"
 
 
-def rule_steps_frame(piece: PieceTrace) -> pd.DataFrame:
+def rule_steps_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     """Each rule that fired in the pre-token: ``step``, ``rank``, ``left``, ``right``, ``token``,
     ``positions`` (where the left symbol stood), ``after`` (the symbols after it fired)."""
     return pd.DataFrame(
@@ -73,11 +86,11 @@ def rule_steps_frame(piece: PieceTrace) -> pd.DataFrame:
             {
                 "step": i + 1,
                 "rank": a.rank,
-                "left": a.pair[0],
-                "right": a.pair[1],
-                "token": a.token,
+                "left": show(a.pair[0]),
+                "right": show(a.pair[1]),
+                "token": show(a.token),
                 "positions": ", ".join(map(str, a.positions)),
-                "after": " ".join(a.after) if a.after else "(long piece: not recorded)",
+                "after": " ".join(map(show, a.after)) if a.after else "(long piece: not recorded)",
             }
             for i, a in enumerate(piece.steps)
         ],
@@ -85,19 +98,25 @@ def rule_steps_frame(piece: PieceTrace) -> pd.DataFrame:
     )
 
 
-def blocked_frame(piece: PieceTrace) -> pd.DataFrame:
+def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     """Rules whose symbols are in the final tokens but never adjacent: ``rank``, ``left``, ``right``,
     ``between``, ``why``."""
     return pd.DataFrame(
         [
-            {"rank": b.rank, "left": b.pair[0], "right": b.pair[1], "between": " ".join(b.between), "why": b.reason}
+            {
+                "rank": b.rank,
+                "left": show(b.pair[0]),
+                "right": show(b.pair[1]),
+                "between": " ".join(map(show, b.between)),
+                "why": b.reason,
+            }
             for b in piece.blocked
         ],
         columns=["rank", "left", "right", "between", "why"],
     )
 
 
-def fallbacks_frame(piece: PieceTrace) -> pd.DataFrame:
+def fallbacks_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     """Characters outside the alphabet or left as raw bytes: ``char``, ``offset``, ``kind``,
     ``bytes`` (hex), ``tokens``, ``merged``."""
     return pd.DataFrame(
@@ -107,7 +126,7 @@ def fallbacks_frame(piece: PieceTrace) -> pd.DataFrame:
                 "offset": f.offset,
                 "kind": f.kind,
                 "bytes": " ".join(f"{b:02X}" for b in f.data),
-                "tokens": " ".join(f.tokens),
+                "tokens": " ".join(map(show, f.tokens)),
                 "merged": f.merged,
             }
             for f in piece.fallbacks

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bpe_core import MARKER, unicode_to_bytes
@@ -83,11 +83,15 @@ def visible(text: str, show_whitespace: bool = True) -> str:
 
 
 def describe_bytes(data: bytes) -> str:
-    """Bytes as text when they are valid UTF-8, else as hex: ``b'\\xf0\\x9f'`` -> ``⟨F0 9F⟩``."""
+    """Bytes as text when they are valid UTF-8, else as hex: ``b'\\xf0\\x9f'`` -> ``⟨F0 9F⟩``.
+
+    The hex digits are separated by a narrow no-break space (U+202F), which
+    :func:`visible` leaves alone, so they never read as space bytes.
+    """
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return "⟨" + " ".join(f"{b:02X}" for b in data) + "⟩"
+        return "⟨" + "\u202f".join(f"{b:02X}" for b in data) + "⟩"
 
 
 def view_of_string(token: str, unit: str, end_of_word_mode: bool) -> TokenView:
@@ -113,6 +117,30 @@ def view_of_string(token: str, unit: str, end_of_word_mode: bool) -> TokenView:
         text = describe_bytes(data)
         return TokenView(text=text, raw=token, end_of_word=eow, partial=text.startswith("⟨") and bool(data))
     return TokenView(text=core, raw=token, end_of_word=eow)
+
+
+def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
+    """A function that shows a token string in tables and headings the way the token boxes show it.
+
+    Byte-level strings are decoded (``Ġthe`` -> ``·the``; bytes that cut a
+    character as ``⟨F0 9F⟩``), whitespace is made visible, and the end-of-word
+    marker is kept as ``</w>``.
+
+    Args:
+        unit: ``"char"`` or ``"byte"``.
+        end_of_word_mode: True for ``whitespace_eow`` tokenizers (a trailing ``</w>`` is the marker).
+    """
+
+    def show(token: str) -> str:
+        view = view_of_string(token, unit, end_of_word_mode)
+        return visible(view.text) + (MARKER if view.end_of_word else "")
+
+    return show
+
+
+def strings_row(tokens: Iterable[str], unit: str, end_of_word_mode: bool) -> str:
+    """Escaped HTML: a row of token boxes (no ids) for token strings from a trace."""
+    return tokens_row([view_of_string(t, unit, end_of_word_mode) for t in tokens], show_ids=False)
 
 
 def color_for(index: int) -> str:
@@ -171,9 +199,17 @@ def tokens_row(
 
 
 def word_change_html(
-    before: Iterable[str], after: Iterable[str], merged_at: Iterable[int], unit: str, end_of_word_mode: bool
+    before: Iterable[str],
+    after: Iterable[str],
+    merged_at: Iterable[int],
+    unit: str,
+    end_of_word_mode: bool,
+    excerpt: bool = False,
 ) -> str:
-    """Escaped HTML: a word's tokens before a merge, an arrow, and after it with the new tokens outlined."""
+    """Escaped HTML: a word's tokens before a merge, an arrow, and after it with the new tokens outlined.
+
+    ``excerpt`` marks a window of a long word: ``…`` is drawn on both sides of each half.
+    """
     new = set(merged_at)
     b = [view_of_string(t, unit, end_of_word_mode) for t in before]
     a = [
@@ -182,4 +218,6 @@ def word_change_html(
     ]
     left = "".join(token_box(v, color_index(v), True, False) for v in b)
     right = "".join(token_box(v, color_index(v), True, False) for v in a)
+    if excerpt:
+        left, right = f"<span>…</span>{left}<span>…</span>", f"<span>…</span>{right}<span>…</span>"
     return f'<div class="bpe-row">{left}<span style="padding:0 6px">→</span>{right}</div>'

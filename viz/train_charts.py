@@ -13,6 +13,11 @@ _LAYOUT = {"height": 300, "margin": {"l": 50, "r": 20, "t": 40, "b": 40}, "hover
 _MARK = "current step"
 
 
+def _span(first: int, last: int) -> list[float]:
+    """An x-axis range that fits the data exactly (a marker or its label never widens it)."""
+    return [first - 0.5, last + 0.5] if last <= first else [first, last]
+
+
 def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
     """Move the dashed "current step" line of ``fig`` to merge ``step`` (1-based; ``None`` removes it).
 
@@ -35,6 +40,8 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
                 line={"dash": "dash", "color": "#f59e0b"},
             )
         )
+        lo, hi = fig.layout.xaxis.range or (None, None)
+        right_half = lo is not None and hi is not None and step > (lo + hi) / 2
         notes.append(
             go.layout.Annotation(
                 name=_MARK,
@@ -44,7 +51,7 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
                 yref="paper",
                 text=f"merge {step}",
                 showarrow=False,
-                xanchor="left",
+                xanchor="right" if right_half else "left",
                 yanchor="top",
             )
         )
@@ -62,6 +69,7 @@ def merge_count_figure(result: TrainResult, step: int | None = None) -> go.Figur
         go.Scatter(x=ranks, y=[s.replacements for s in result.steps], name="replaced", mode="lines", line_dash="dot")
     )
     fig.update_layout(title="Winning pair count per merge", xaxis_title="merge", yaxis_title="count", **_LAYOUT)
+    fig.update_xaxes(range=_span(1, result.num_merges))
     return mark_step(fig, step)
 
 
@@ -72,12 +80,13 @@ def compression_figure(result: TrainResult, step: int | None = None) -> go.Figur
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=merges, y=tokens, name="tokens", mode="lines"), secondary_y=False)
     fig.add_trace(
-        go.Scatter(x=merges, y=[result.num_chars / t for t in tokens], name="chars per token", mode="lines"),
+        go.Scatter(x=merges, y=[result.text_chars / t for t in tokens], name="chars per token", mode="lines"),
         secondary_y=True,
     )
     fig.update_layout(title="Corpus length as merges are learned", xaxis_title="merges learned", **_LAYOUT)
-    fig.update_yaxes(title_text="tokens", secondary_y=False)
-    fig.update_yaxes(title_text="chars per token", secondary_y=True)
+    fig.update_yaxes(title_text="tokens", tickformat="~s", secondary_y=False)
+    fig.update_yaxes(title_text="chars per token", tickformat=".2f", secondary_y=True)
+    fig.update_xaxes(range=_span(0, result.num_merges))
     return mark_step(fig, step)
 
 
@@ -88,4 +97,5 @@ def vocab_growth_figure(result: TrainResult, step: int | None = None) -> go.Figu
     fig = go.Figure(go.Scatter(x=merges, y=[base + k for k in merges], name="vocabulary", mode="lines"))
     fig.add_hline(y=base, line_dash="dot", line_color="#64748b", annotation_text=f"base alphabet + specials: {base}")
     fig.update_layout(title="Vocabulary size", xaxis_title="merges learned", yaxis_title="tokens", **_LAYOUT)
+    fig.update_xaxes(range=_span(0, result.num_merges))
     return mark_step(fig, step)

@@ -2,33 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from bpe_core import MergeStep, TrainResult, WordChange
 
+Show = Callable[[str], str]
+"""How a token string is displayed (see :func:`viz.tokens.display_for`); identity by default."""
 
-def pair_counts_frame(step: MergeStep) -> pd.DataFrame:
+
+def _same(token: str) -> str:
+    return token
+
+
+def pair_counts_frame(step: MergeStep, show: Show = _same) -> pd.DataFrame:
     """The top pair counts just before ``step``'s merge, winner first.
 
-    Columns: ``left``, ``right``, ``count``, ``status`` ("winner", "tied, lost
-    on <rule>" or ""), ``tie key`` (what the tie rule compared, for tied pairs).
+    Columns: ``left``, ``right``, ``count``, ``status`` ("winner" when no tie,
+    "won the tie", "tied, lost" or ""), ``tie key`` (what the tie rule
+    ``step.tie_break`` compared, for tied pairs).
     """
     tied = dict(zip(step.tied, step.tie_keys))
     rows = []
     for k, (pair, count) in enumerate(step.top_pairs):
         if k == 0:
-            status = "winner" if step.num_tied == 1 else f"winner of a {step.num_tied}-way tie ({step.tie_break})"
+            status = "winner" if step.num_tied == 1 else "won the tie"
         elif pair in tied:
-            status = f"tied, lost on {step.tie_break}"
+            status = "tied, lost"
         else:
             status = ""
         rows.append(
-            {"left": pair[0], "right": pair[1], "count": count, "status": status, "tie key": tied.get(pair, "")}
+            {
+                "left": show(pair[0]),
+                "right": show(pair[1]),
+                "count": count,
+                "status": status,
+                "tie key": tied.get(pair, ""),
+            }
         )
     return pd.DataFrame(rows, columns=["left", "right", "count", "status", "tie key"])
 
 
-def merges_frame(result: TrainResult, upto: int | None = None) -> pd.DataFrame:
+def merges_frame(result: TrainResult, upto: int | None = None, show: Show = _same) -> pd.DataFrame:
     """The merge table learned so far: one row per rule up to and including rank ``upto``.
 
     Columns: ``rank``, ``left``, ``right``, ``token``, ``id``, ``count``,
@@ -39,9 +55,9 @@ def merges_frame(result: TrainResult, upto: int | None = None) -> pd.DataFrame:
         [
             {
                 "rank": s.rank,
-                "left": s.pair[0],
-                "right": s.pair[1],
-                "token": s.token,
+                "left": show(s.pair[0]),
+                "right": show(s.pair[1]),
+                "token": show(s.token),
                 "id": s.token_id,
                 "count": s.count,
                 "replaced": s.replacements,
@@ -53,15 +69,15 @@ def merges_frame(result: TrainResult, upto: int | None = None) -> pd.DataFrame:
     )
 
 
-def word_changes_frame(words: list[WordChange] | tuple[WordChange, ...]) -> pd.DataFrame:
+def word_changes_frame(words: list[WordChange] | tuple[WordChange, ...], show: Show = _same) -> pd.DataFrame:
     """Rewritten words as a table: ``word``, ``freq``, ``before``, ``after`` (tokens joined by spaces)."""
     return pd.DataFrame(
         [
             {
                 "word": w.word if len(w.word) <= 40 else w.word[:40] + "…",
                 "freq": w.freq,
-                "before": ("… " if w.excerpt else "") + " ".join(w.before) + (" …" if w.excerpt else ""),
-                "after": ("… " if w.excerpt else "") + " ".join(w.after) + (" …" if w.excerpt else ""),
+                "before": ("… " if w.excerpt else "") + " ".join(map(show, w.before)) + (" …" if w.excerpt else ""),
+                "after": ("… " if w.excerpt else "") + " ".join(map(show, w.after)) + (" …" if w.excerpt else ""),
             }
             for w in words
         ],
@@ -70,14 +86,27 @@ def word_changes_frame(words: list[WordChange] | tuple[WordChange, ...]) -> pd.D
 
 
 def corpus_summary(result: TrainResult) -> dict[str, int | float]:
-    """Headline numbers: characters, distinct words, alphabet size, merges, tokens before and after."""
+    """Headline numbers: characters, distinct words, alphabet size, merges, tokens before and after.
+
+    Characters are the whole text's (whitespace included), so characters per
+    token compares fairly across pre-tokenizers.
+    """
     final = result.tokens_at(result.num_merges)
     return {
-        "characters": result.num_chars,
+        "characters": result.text_chars,
         "distinct words": len(result.words),
         "alphabet": len(result.alphabet),
         "merges": result.num_merges,
         "tokens before": result.initial_tokens,
         "tokens after": final,
-        "chars per token": round(result.num_chars / final, 3) if final else 0.0,
+        "chars per token": round(result.text_chars / final, 2) if final else 0.0,
     }
+
+
+def compact(value: float) -> str:
+    """A number short enough for a metric tile: ``9,732``, ``1.12 M``, ``2.47``."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.2f}"
+    if abs(value) >= 1_000_000:
+        return f"{value / 1_000_000:,.2f} M"
+    return f"{int(value):,}"

@@ -80,6 +80,8 @@ def decode_upload(data: bytes, name: str) -> str:
         raise CorpusInputError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {MAX_UPLOAD_MB} MB")
     if not data.strip():
         raise CorpusInputError(f"{name} is empty")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CorpusInputError(f"{name} is UTF-16 text; save it as UTF-8 and upload it again")
     if b"\x00" in data[:65536]:
         raise CorpusInputError(f"{name} looks like a binary file (it holds NUL bytes), not text")
     try:

@@ -19,6 +19,7 @@ entries are re-checked when they reach the top.
 
 from __future__ import annotations
 
+import gc
 import heapq
 from array import array
 from collections.abc import Callable
@@ -149,10 +150,19 @@ def train(
     )
     texts = list(counts)
     freqs = list(counts.values())
-    state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
-    initial_counts = state.snapshot_counts() if trace else b""
-    initial_tokens = state.total_tokens
-    stop_reason = state.run(num_merges, min_frequency, progress)
+    # Training allocates millions of small containers and creates no reference
+    # cycles; the cyclic garbage collector would spend a quarter of the time
+    # scanning them, so it is paused for the run (reference counting still frees memory).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
+        initial_counts = state.snapshot_counts() if trace else b""
+        initial_tokens = state.total_tokens
+        stop_reason = state.run(num_merges, min_frequency, progress)
+    finally:
+        if collecting:
+            gc.enable()
 
     from .encoder import Tokenizer  # late import: the tokenizer module imports this one's types
 
@@ -270,6 +280,8 @@ class _Trainer:
             self.heap = [(-c, pair_key(k // SHIFT, k % SHIFT), k) for k, c in counts.items()]
         heapq.heapify(self.heap)
         self.merge_ids: list[tuple[int, int, int]] = []
+        self.pair_strings: dict[int, tuple[str, str]] = {}
+        self.described: dict[int, str] = {}
         self.steps: list[MergeStep] = []
         self.deltas: list[bytes] = []
         self.changed_words: list[bytes] = []
@@ -361,14 +373,22 @@ class _Trainer:
             heapq.heappush(self.heap, entry)
         return ranked
 
+    def _pair(self, k: int) -> tuple[str, str]:
+        """Pair ``k`` as display strings, one shared tuple per pair (the same pairs top many steps)."""
+        pair = self.pair_strings.get(k)
+        if pair is None:
+            strings = self.table.strings
+            pair = self.pair_strings[k] = (strings[k // SHIFT], strings[k % SHIFT])
+        return pair
+
     def _record_ties(self, best: tuple[int, object, int]) -> tuple[tuple, tuple, tuple]:
         """``(top_pairs, tied, tie_keys)`` for the step about to merge ``best``."""
-        strings = self.table.strings
         ranked = self._ranked(best)
         count = -best[0]
-        top_pairs = tuple(((strings[k // SHIFT], strings[k % SHIFT]), -c) for c, _key, k in ranked[: self.top_k])
+        pair = self._pair
+        top_pairs = tuple((pair(k), -c) for c, _key, k in ranked[: self.top_k])
         tied_entries = [e for e in ranked if -e[0] == count][: self.max_tied]
-        tied = tuple((strings[k // SHIFT], strings[k % SHIFT]) for _c, _key, k in tied_entries)
+        tied = tuple(pair(k) for _c, _key, k in tied_entries)
         if self.first_seen:
             wid, wstart, texts = self.wid, self.wstart, self.texts
             tie_keys = tuple(
@@ -376,7 +396,14 @@ class _Trainer:
                 for _c, p, _k in tied_entries
             )
         else:
-            tie_keys = tuple(describe_key(self.rule, self.table, k // SHIFT, k % SHIFT) for _c, _key, k in tied_entries)
+            described = self.described
+            keys = []
+            for _c, _key, k in tied_entries:
+                text = described.get(k)
+                if text is None:
+                    text = described[k] = describe_key(self.rule, self.table, k // SHIFT, k % SHIFT)
+                keys.append(text)
+            tie_keys = tuple(keys)
         return top_pairs, tied, tie_keys
 
     def _merge_step(self, step: int, best: tuple[int, object, int]) -> None:
@@ -487,7 +514,7 @@ class _Trainer:
         self.steps.append(
             MergeStep(
                 rank=step,
-                pair=(strings[a], strings[b]),
+                pair=self._pair(pk),
                 token=strings[new],
                 token_id=new,
                 count=count,

@@ -9,14 +9,14 @@ test skips, with the reason, only when what it needs is in neither place.
 
 from __future__ import annotations
 
-import gzip
-import json
 import shutil
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
 import pytest
+
+from bench import corpora as bench_corpora
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -41,18 +41,13 @@ def _require(path: Path) -> Path:
 def read_corpus(name: str) -> str:
     """The text of corpus ``name`` (one of TEXT_CORPORA, or ``code``), as str.
 
-    ``code`` joins ``prompt + canonical_solution + "\\n" + test`` of every
-    humaneval-x record in all six languages (see ../shared/corpora/SOURCES.md).
+    ``code`` is built as the benchmark builds it (:func:`bench.corpora.read_corpus`).
     """
     if name == "code":
-        folder = _require(CORPORA / "humaneval-x")
-        parts = []
-        for path in sorted(folder.glob("humaneval_*.jsonl.gz")):
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
-                for line in fh:
-                    rec = json.loads(line)
-                    parts.append(rec["prompt"] + rec["canonical_solution"] + "\n" + rec["test"])
-        return "\n".join(parts)
+        try:
+            return bench_corpora.read_corpus("code", CORPORA)
+        except bench_corpora.CorpusMissing as exc:
+            pytest.skip(f"{exc}: the shared reference folder ../shared is not next to this checkout")
     path = CORPORA / f"{name}.txt"
     if not path.exists() and (SHIPPED_CORPORA / f"{name}.txt").exists():
         path = SHIPPED_CORPORA / f"{name}.txt"  # the project's byte-identical copy

@@ -15,6 +15,7 @@ from functools import cache
 import pytest
 import regex
 
+from bench.corpora import sample
 from bpe_core import Tokenizer, pretokenize, train
 from bpe_core.byte_level import bytes_to_unicode
 from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
@@ -31,19 +32,6 @@ in ONIG_SYNTAX_JAVA only", Oniguruma doc/RE), so the verbatim pattern lets digit
 (test_hf_reads_bounded_possessive_as_repetition). Dropping that ``+`` changes nothing for Python's
 ``regex`` or tiktoken: the digit alternative ends right there, so nothing could backtrack into it; the
 corpus tests below confirm it on every corpus."""
-
-
-def sample(text: str, size: int, pieces: int = 8) -> str:
-    """About ``size`` characters of ``text`` as ``pieces`` runs of whole lines spread evenly over it."""
-    if len(text) <= size:
-        return text
-    step, run = len(text) // pieces, size // pieces
-    out = []
-    for k in range(pieces):
-        start = text.rfind("\n", 0, k * step) + 1
-        end = text.find("\n", start + run)
-        out.append(text[start : len(text) if end < 0 else end + 1])
-    return "".join(out)
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from collections import Counter
 
 import pytest
 
+from bench.corpora import sample
 from bpe_core import TIE_BREAKS, train
 from bpe_core.naive import naive_train
 from bpe_core.pretokenize import GPT4_PATTERN
@@ -39,26 +40,6 @@ HF_GPT4_PATTERN = GPT4_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
 ``{n,m}+`` not as possessive but as ``(?:{n,m})+``, so the verbatim pattern lets digit runs grow without
 bound (see test_reference_encoding.py). Dropping that ``+`` changes nothing for Python's ``regex``: the
 digit alternative ends right there, so nothing could ever backtrack into it."""
-
-
-def sample(text: str, size: int, pieces: int = 8) -> str:
-    """About ``size`` characters of ``text`` as ``pieces`` runs of whole lines spread evenly over it.
-
-    Real text, but from every part of the file (the multi-script corpus changes language
-    every ten-odd kilobytes and ends with emoji; the code corpus changes language every 210 KB).
-    """
-    if len(text) <= size:
-        return text
-    step, run = len(text) // pieces, size // pieces
-    out = []
-    for k in range(pieces):
-        start = text.rfind("\n", 0, k * step) + 1
-        end = text.find("\n", start + run)
-        out.append(text[start : len(text) if end < 0 else end + 1])
-    return "".join(out)
-
-
-# ----------------------------------------------------------------- subword-nmt
 
 
 def subword_nmt_learn(source: str, num_merges: int, *, is_dict: bool) -> tuple[list[tuple[str, str]], list[int]]:

@@ -1,0 +1,9 @@
+"""Benchmarks of bpe_core against the reference tokenizers (tiktoken, tokenizers, subword-nmt).
+
+Run ``python3 -m bench.run`` (the full run, a quarter of an hour or more) or
+``python3 -m bench.run --quick`` (the smoke version CI runs). Results are
+written to ``bench/RESULTS.md``; see :mod:`bench.run` for the options.
+
+The reference libraries are benchmark and test dependencies only
+(``requirements-dev.txt``): nothing in ``bpe_core`` or the app imports them.
+"""

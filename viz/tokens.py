@@ -10,6 +10,7 @@ import html
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bpe_core import MARKER, unicode_to_bytes
 
@@ -119,6 +120,7 @@ def view_of_string(token: str, unit: str, end_of_word_mode: bool) -> TokenView:
     return TokenView(text=core, raw=token, end_of_word=eow)
 
 
+@lru_cache(maxsize=8)
 def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
     """A function that shows a token string in tables and headings the way the token boxes show it.
 
@@ -131,6 +133,7 @@ def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
         end_of_word_mode: True for ``whitespace_eow`` tokenizers (a trailing ``</w>`` is the marker).
     """
 
+    @lru_cache(maxsize=65536)
     def show(token: str) -> str:
         view = view_of_string(token, unit, end_of_word_mode)
         return visible(view.text) + (MARKER if view.end_of_word else "")

@@ -507,7 +507,7 @@ class _Trainer:
         if trace:
             self.changed_words.append(array("i", rewritten).tobytes())
             num_words = len(rewritten)
-            shown = heapq.nlargest(self.trace_words, rewritten, key=lambda w: (freqs[w], -w))
+            shown = heapq.nlargest(self.trace_words, rewritten, key=freqs.__getitem__)  # stable: ties in corpus order
             words = tuple(self._word_change(w, *rewritten[w], a, b, new) for w in shown)
         else:
             num_words, words = 0, ()

@@ -24,13 +24,13 @@ characters the alphabet never saw), then merge rules are applied:
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Literal
 
 from .byte_level import unicode_to_bytes
 from .errors import MergeTableError, OptionError, TokenIdError
+from .merging import INF, RuleApplier
 from .pretokenize import REGEX_PATTERNS, check_pretokenizer, compiled_pattern, pretokenize, split_special
 from .symbols import END_OF_WORD, MARKER, SHIFT, UNITS, SymbolTable, check_option, utf8
 from .trace import (
@@ -58,9 +58,7 @@ FALLBACKS: dict[str, str] = {
 """Every fallback for characters outside a char-level alphabet."""
 
 UNK = "<unk>"
-_INF = 1 << 62
-_LONG = 128
-"""Chunks with more symbols than this use the heap-based merge loop."""
+_INF = INF
 _TRACE_SYMBOLS = 512
 """Rule applications on longer pieces record positions but not the whole before/after spelling."""
 _CACHE_LIMIT = 200_000
@@ -139,6 +137,9 @@ class Tokenizer:
             data = self.table.data
             for rank, (_a, _b, new) in enumerate(self.merge_ids):
                 self.token_rank.setdefault(data[new], rank)
+        self._rules = RuleApplier(
+            self.merge_ids, self.pair_rank, self.token_rank, self.table.data, merge_by, self.end_of_word is None
+        )
         self.num_learned = len(self.table)
         self.unk_id: int | None = None
         self.byte_fallback_ids: list[int] = []
@@ -477,186 +478,13 @@ class Tokenizer:
     def _merge(
         self, syms: list[int], order: str, record: list | None = None, start: int = 0, stop: int = _INF
     ) -> list[int]:
-        """Apply the merge rules to one chunk's symbols (see the module docstring).
+        """Apply the merge rules to one chunk's symbols (:meth:`bpe_core.merging.RuleApplier.apply`).
 
         ``syms`` is consumed (changed in place). ``start``/``stop`` (sequential
         order only) restrict the pass to ranks ``start <= rank < stop``;
         ``record`` collects ``(rank, sites, before, after)`` per rule applied.
         """
-        long = len(syms) > _LONG and record is None
-        if self.merge_by == "bytes":
-            if long:
-                out = self._merge_long(syms, order, start, stop)
-            else:
-                get, data = self.token_rank.get, self.table.data
-                ranks = [get(data[x] + data[y], _INF) for x, y in zip(syms, syms[1:])]
-                out = self._merge_short(syms, ranks, order, record, start, stop)
-            if len(out) > 1 and order == "rank" and self.end_of_word is None:
-                out = self._whole_piece(out, record)
-            return out
-        if long:
-            return self._merge_long(syms, order, start, stop)
-        pget = self.pair_rank.get
-        ranks = [pget(x * SHIFT + y, _INF) for x, y in zip(syms, syms[1:])]
-        return self._merge_short(syms, ranks, order, record, start, stop)
-
-    def _rank_of(self) -> Callable[[int, int], int]:
-        """``rank_of(left, right)``: the rank that merges two adjacent symbols, or a huge number."""
-        if self.merge_by == "bytes":
-            get, data = self.token_rank.get, self.table.data
-            return lambda x, y: get(data[x] + data[y], _INF)
-        pget = self.pair_rank.get
-        return lambda x, y: pget(x * SHIFT + y, _INF)
-
-    def _merge_short(
-        self, syms: list[int], ranks: list[int], order: str, record: list | None, start: int, stop: int
-    ) -> list[int]:
-        """The merge loop for short chunks, keeping each adjacent pair's rank up to date.
-
-        ``ranks[i]`` is the rank of ``(syms[i], syms[i + 1])``. A pass takes the
-        lowest rank (above the last one in ``sequential`` order) and merges its
-        occurrences left to right without overlap, or only the leftmost in
-        ``rank`` order under tiktoken's byte semantics; only the two ranks next
-        to a merge are looked up again. A merged symbol is new to its
-        neighbours, so no rank next to it can equal the rank being applied.
-        """
-        merges = self.merge_ids
-        rank_of: Callable[[int, int], int] | None = None
-        single = self.merge_by == "bytes" and order == "rank"
-        sequential = order == "sequential"
-        last = start - 1
-        while ranks:
-            if sequential:
-                best = min((r for r in ranks if r > last), default=_INF)
-                if best >= stop:
-                    break
-            else:
-                best = min(ranks)
-            if best == _INF:
-                break
-            if rank_of is None:
-                rank_of = self._rank_of()
-            new = merges[best][2]
-            before = syms[:] if record is not None else None
-            sites: list[int] = []
-            i = ranks.index(best)
-            while True:
-                sites.append(i + len(sites))  # index in ``before``: each earlier merge removed one symbol
-                syms[i] = new
-                del syms[i + 1]
-                del ranks[i]
-                if i:
-                    ranks[i - 1] = rank_of(syms[i - 1], new)
-                if i < len(ranks):
-                    ranks[i] = rank_of(new, syms[i + 1])
-                if single:
-                    break
-                try:
-                    i = ranks.index(best, i + 1)
-                except ValueError:
-                    break
-            if record is not None:
-                record.append((best, tuple(sites), before, syms[:]))
-            last = best
-        return syms
-
-    def _whole_piece(self, out: list[int], record: list | None) -> list[int]:
-        """tiktoken's whole-piece lookup (``CoreBPE::encode_ordinary`` in ``src/lib.rs``).
-
-        tiktoken looks each pre-token up as a whole before merging; when merging
-        stopped short of a token that spells the whole piece, that token wins (a
-        table whose every token is reachable by merging never gets here). The
-        trace records it as one application of that token's rule at position 0.
-        Merging keeps the bytes, so the piece is the concatenation of ``out``.
-        """
-        data = self.table.data
-        rank = self.token_rank.get(b"".join([data[x] for x in out]))
-        if rank is None:
-            return out
-        new = self.merge_ids[rank][2]
-        if record is not None:
-            record.append((rank, (0,), out, [new]))
-        return [new]
-
-    def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = _INF) -> list[int]:
-        """The same as :meth:`_merge` in O(n log n), for long chunks (linked list + heap).
-
-        The heap holds ``(rank, position)``; entries are checked when popped.
-        Pair semantics (and ``sequential`` order) pop a whole rank at once and
-        merge its occurrences left to right; tiktoken byte semantics in
-        ``rank`` order merge one popped entry at a time.
-        """
-        merges = self.merge_ids
-        if self.merge_by == "bytes":
-            get, data = self.token_rank.get, self.table.data
-
-            def rank_of(x: int, y: int) -> int | None:
-                return get(data[x] + data[y])
-        else:
-            pget = self.pair_rank.get
-
-            def rank_of(x: int, y: int) -> int | None:
-                return pget(x * SHIFT + y)
-
-        single = self.merge_by == "bytes" and order == "rank"
-        n = len(syms)
-        sym = list(syms)
-        nxt = list(range(1, n + 1))
-        nxt[-1] = -1
-        prv = list(range(-1, n - 1))
-        heap = []
-        for i in range(n - 1):
-            r = rank_of(sym[i], sym[i + 1])
-            if r is not None:
-                heap.append((r, i))
-        heapq.heapify(heap)
-        last = start - 1
-        sequential = order == "sequential"
-        while heap:
-            r = heap[0][0]
-            if sequential and r >= stop:
-                break
-            if single:
-                batch = [heapq.heappop(heap)[1]]
-            else:
-                batch = []
-                while heap and heap[0][0] == r:
-                    batch.append(heapq.heappop(heap)[1])
-            if sequential and r <= last:
-                continue
-            new = merges[r][2]
-            pushes = []
-            for i in batch:  # ascending positions: left to right
-                j = nxt[i]
-                if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != r:
-                    continue
-                n2 = nxt[j]
-                sym[i] = new
-                sym[j] = -1
-                nxt[i] = n2
-                if n2 >= 0:
-                    prv[n2] = i
-                pushes.append(i)
-            last = r
-            for i in pushes:
-                if sym[i] != new:
-                    continue
-                p = prv[i]
-                if p >= 0:
-                    rr = rank_of(sym[p], new)
-                    if rr is not None:
-                        heapq.heappush(heap, (rr, p))
-                j = nxt[i]
-                if j >= 0:
-                    rr = rank_of(new, sym[j])
-                    if rr is not None:
-                        heapq.heappush(heap, (rr, i))
-        out = []
-        i = 0
-        while i != -1:
-            out.append(sym[i])
-            i = nxt[i]
-        return out
+        return self._rules.apply(syms, order, record, start, stop)
 
     def replay(self, symbols: Sequence[str] | str, stop: int, start: int = 0) -> tuple[str, ...]:
         """Apply merge rules ``start .. stop - 1`` in learned order to a word, as training did.

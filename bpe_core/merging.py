@@ -1,0 +1,239 @@
+"""Applying a merge table to one pre-token: the loops behind :class:`bpe_core.Tokenizer`.
+
+Two semantics (see :mod:`bpe_core.encoder`): *pair* (a rule fires on its own
+two symbols; GPT-2 ``encoder.py`` ``bpe()``, Hugging Face ``Word::merge_all``)
+and *bytes* (any two adjacent tokens whose bytes spell a token merge at that
+token's rank; tiktoken ``_byte_pair_merge``). Two orders: ``rank`` (lowest
+rank first, repeatedly) and ``sequential`` (the table once, in learned order).
+Short pre-tokens use a list with each adjacent pair's rank kept up to date;
+long ones (over 128 symbols) a linked list with a heap, in O(n log n).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+
+from .symbols import SHIFT
+
+INF = 1 << 62
+"""The rank of a pair no rule merges."""
+LONG = 128
+"""Pre-tokens with more symbols than this use the heap-based loop (unless a trace is recorded)."""
+
+Record = list[tuple[int, tuple[int, ...], list[int], list[int]]]
+"""``(rank, sites, before, after)`` per rule application, as :meth:`RuleApplier.apply` records them."""
+
+
+class RuleApplier:
+    """Applies one merge table to symbol lists.
+
+    Args:
+        merge_ids: ``(left_id, right_id, new_id)`` per merge, in rank order.
+        pair_rank: pair key (``left * SHIFT + right``) -> rank, for pair semantics.
+        token_rank: token bytes -> rank, for byte semantics (empty otherwise).
+        data: id -> the token's bytes (the table's own list: symbols added to
+            the table later are seen).
+        merge_by: ``"pair"`` or ``"bytes"``.
+        whole_piece: byte semantics only: finish with tiktoken's whole-piece lookup.
+    """
+
+    def __init__(
+        self,
+        merge_ids: Sequence[tuple[int, int, int]],
+        pair_rank: dict[int, int],
+        token_rank: dict[bytes, int],
+        data: list[bytes],
+        merge_by: str,
+        whole_piece: bool,
+    ) -> None:
+        self.merge_ids = merge_ids
+        self.pair_rank = pair_rank
+        self.token_rank = token_rank
+        self.data = data
+        self.merge_by = merge_by
+        self.whole_piece = whole_piece
+
+    def apply(
+        self, syms: list[int], order: str, record: Record | None = None, start: int = 0, stop: int = INF
+    ) -> list[int]:
+        """Apply the merge rules to one pre-token's symbols; return the merged symbols.
+
+        ``syms`` is consumed (changed in place). ``start``/``stop`` (sequential
+        order only) restrict the pass to ranks ``start <= rank < stop``;
+        ``record`` collects ``(rank, sites, before, after)`` per rule applied.
+        """
+        long = len(syms) > LONG and record is None
+        if self.merge_by == "bytes":
+            if long:
+                out = self._merge_long(syms, order, start, stop)
+            else:
+                get, data = self.token_rank.get, self.data
+                ranks = [get(data[x] + data[y], INF) for x, y in zip(syms, syms[1:])]
+                out = self._merge_short(syms, ranks, order, record, start, stop)
+            if len(out) > 1 and order == "rank" and self.whole_piece:
+                out = self._whole_piece(out, record)
+            return out
+        if long:
+            return self._merge_long(syms, order, start, stop)
+        pget = self.pair_rank.get
+        ranks = [pget(x * SHIFT + y, INF) for x, y in zip(syms, syms[1:])]
+        return self._merge_short(syms, ranks, order, record, start, stop)
+
+    def _rank_of(self) -> Callable[[int, int], int]:
+        """``rank_of(left, right)``: the rank that merges two adjacent symbols, or a huge number."""
+        if self.merge_by == "bytes":
+            get, data = self.token_rank.get, self.data
+            return lambda x, y: get(data[x] + data[y], INF)
+        pget = self.pair_rank.get
+        return lambda x, y: pget(x * SHIFT + y, INF)
+
+    def _merge_short(
+        self, syms: list[int], ranks: list[int], order: str, record: list | None, start: int, stop: int
+    ) -> list[int]:
+        """The merge loop for short chunks, keeping each adjacent pair's rank up to date.
+
+        ``ranks[i]`` is the rank of ``(syms[i], syms[i + 1])``. A pass takes the
+        lowest rank (above the last one in ``sequential`` order) and merges its
+        occurrences left to right without overlap, or only the leftmost in
+        ``rank`` order under tiktoken's byte semantics; only the two ranks next
+        to a merge are looked up again. A merged symbol is new to its
+        neighbours, so no rank next to it can equal the rank being applied.
+        """
+        merges = self.merge_ids
+        rank_of: Callable[[int, int], int] | None = None
+        single = self.merge_by == "bytes" and order == "rank"
+        sequential = order == "sequential"
+        last = start - 1
+        while ranks:
+            if sequential:
+                best = min((r for r in ranks if r > last), default=INF)
+                if best >= stop:
+                    break
+            else:
+                best = min(ranks)
+            if best == INF:
+                break
+            if rank_of is None:
+                rank_of = self._rank_of()
+            new = merges[best][2]
+            before = syms[:] if record is not None else None
+            sites: list[int] = []
+            i = ranks.index(best)
+            while True:
+                sites.append(i + len(sites))  # index in ``before``: each earlier merge removed one symbol
+                syms[i] = new
+                del syms[i + 1]
+                del ranks[i]
+                if i:
+                    ranks[i - 1] = rank_of(syms[i - 1], new)
+                if i < len(ranks):
+                    ranks[i] = rank_of(new, syms[i + 1])
+                if single:
+                    break
+                try:
+                    i = ranks.index(best, i + 1)
+                except ValueError:
+                    break
+            if record is not None:
+                record.append((best, tuple(sites), before, syms[:]))
+            last = best
+        return syms
+
+    def _whole_piece(self, out: list[int], record: list | None) -> list[int]:
+        """tiktoken's whole-piece lookup (``CoreBPE::encode_ordinary`` in ``src/lib.rs``).
+
+        tiktoken looks each pre-token up as a whole before merging; when merging
+        stopped short of a token that spells the whole piece, that token wins (a
+        table whose every token is reachable by merging never gets here). The
+        trace records it as one application of that token's rule at position 0.
+        Merging keeps the bytes, so the piece is the concatenation of ``out``.
+        """
+        data = self.data
+        rank = self.token_rank.get(b"".join([data[x] for x in out]))
+        if rank is None:
+            return out
+        new = self.merge_ids[rank][2]
+        if record is not None:
+            record.append((rank, (0,), out, [new]))
+        return [new]
+
+    def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = INF) -> list[int]:
+        """The same as :meth:`apply` in O(n log n), for long chunks (linked list + heap).
+
+        The heap holds ``(rank, position)``; entries are checked when popped.
+        Pair semantics (and ``sequential`` order) pop a whole rank at once and
+        merge its occurrences left to right; tiktoken byte semantics in
+        ``rank`` order merge one popped entry at a time.
+        """
+        merges = self.merge_ids
+        if self.merge_by == "bytes":
+            get, data = self.token_rank.get, self.data
+
+            def rank_of(x: int, y: int) -> int | None:
+                return get(data[x] + data[y])
+        else:
+            pget = self.pair_rank.get
+
+            def rank_of(x: int, y: int) -> int | None:
+                return pget(x * SHIFT + y)
+
+        single = self.merge_by == "bytes" and order == "rank"
+        n = len(syms)
+        sym = list(syms)
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        prv = list(range(-1, n - 1))
+        heap = []
+        for i in range(n - 1):
+            r = rank_of(sym[i], sym[i + 1])
+            if r is not None:
+                heap.append((r, i))
+        heapq.heapify(heap)
+        last = start - 1
+        sequential = order == "sequential"
+        while heap:
+            r = heap[0][0]
+            if sequential and r >= stop:
+                break
+            if single:
+                batch = [heapq.heappop(heap)[1]]
+            else:
+                batch = []
+                while heap and heap[0][0] == r:
+                    batch.append(heapq.heappop(heap)[1])
+            if sequential and r <= last:
+                continue
+            new = merges[r][2]
+            pushes = []
+            for i in batch:  # ascending positions: left to right
+                j = nxt[i]
+                if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != r:
+                    continue
+                n2 = nxt[j]
+                sym[i] = new
+                sym[j] = -1
+                nxt[i] = n2
+                if n2 >= 0:
+                    prv[n2] = i
+                pushes.append(i)
+            last = r
+            for i in pushes:
+                if sym[i] != new:
+                    continue
+                p = prv[i]
+                if p >= 0:
+                    rr = rank_of(sym[p], new)
+                    if rr is not None:
+                        heapq.heappush(heap, (rr, p))
+                j = nxt[i]
+                if j >= 0:
+                    rr = rank_of(new, sym[j])
+                    if rr is not None:
+                        heapq.heappush(heap, (rr, i))
+        out = []
+        i = 0
+        while i != -1:
+            out.append(sym[i])
+            i = nxt[i]
+        return out

@@ -321,6 +321,32 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ views
 
+    def with_fallback(self, fallback: str) -> Tokenizer:
+        """The same merge table with another fallback for characters outside a char-level alphabet.
+
+        Args:
+            fallback: ``"keep"``, ``"unk"`` or ``"bytes"`` (see :data:`FALLBACKS`).
+
+        Returns:
+            A new :class:`Tokenizer` over the learned vocabulary only (symbols
+            that ``"keep"`` added while encoding, and fallback tokens, are not
+            carried over); ``self`` is unchanged. Byte-level tokenizers never
+            fall back, so for them the copy behaves exactly like ``self``.
+
+        Raises:
+            OptionError: an unknown fallback name.
+        """
+        check_option("fallback", fallback, FALLBACKS)
+        return Tokenizer(
+            self.table.truncated(self.num_learned),
+            self.merge_ids,
+            pretokenizer=self.pretokenizer,
+            fallback=fallback,
+            pattern=self.pattern,
+            name=self.name,
+            merge_by=self.merge_by,
+        )
+
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
         state["_caches"] = {"rank": {}, "sequential": {}}
@@ -486,27 +512,50 @@ class Tokenizer:
         """
         return self._rules.apply(syms, order, record, start, stop)
 
-    def replay(self, symbols: Sequence[str] | str, stop: int, start: int = 0) -> tuple[str, ...]:
+    def replay_ids(self, symbols: Sequence[int] | str, stop: int, start: int = 0) -> tuple[int, ...]:
         """Apply merge rules ``start .. stop - 1`` in learned order to a word, as training did.
+
+        Each rule is applied to all its occurrences, left to right without
+        overlap, in rank order: the loop of Sennrich et al. 2016, Algorithm 1.
 
         Args:
             symbols: a pre-token's text (spelled in base symbols here, with the
-                end-of-word marker), or a segmentation previously returned by
-                this method.
+                end-of-word marker), or a segmentation as symbol ids previously
+                returned by this method.
             stop: one past the last rank to apply.
             start: the first rank to apply (the segmentation must already
                 reflect ranks below it).
 
         Returns:
+            The segmentation as symbol ids (ids, not strings, so a literal
+            ``</w>`` in the text is never confused with the marker).
+        """
+        ids = self._spell(symbols) if isinstance(symbols, str) else list(symbols)
+        return tuple(self._merge(ids, "sequential", start=start, stop=stop))
+
+    def replay(self, symbols: Sequence[str] | str, stop: int, start: int = 0) -> tuple[str, ...]:
+        """:meth:`replay_ids` with token strings in and out.
+
+        Args:
+            symbols: a pre-token's text, or a segmentation as token strings
+                (each string is looked up in :attr:`vocab`, the first id winning;
+                use :meth:`replay_ids` when strings may be ambiguous).
+            stop: one past the last rank to apply.
+            start: the first rank to apply.
+
+        Returns:
             The segmentation as token strings.
+
+        Raises:
+            KeyError: a string of ``symbols`` is not in the vocabulary.
         """
         if isinstance(symbols, str):
-            ids = self._spell(symbols)
+            ids: Sequence[int] | str = symbols
         else:
             lookup = self._string_ids()
             ids = [lookup[s] for s in symbols]
         strings = self.table.strings
-        return tuple(strings[i] for i in self._merge(ids, "sequential", start=start, stop=stop))
+        return tuple(strings[i] for i in self.replay_ids(ids, stop, start))
 
     def _string_ids(self) -> dict[str, int]:
         """Token string -> id, the first id winning (as :attr:`vocab`), cached."""

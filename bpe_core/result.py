@@ -64,7 +64,28 @@ class TrainResult:
     @cached_property
     def initial_segmentations(self) -> tuple[tuple[str, ...], ...]:
         """Each word's base symbols (the end-of-word marker included), aligned with ``words``."""
-        return tuple(self.tokenizer.replay(word, 0) for word, _freq in self.words)
+        strings = self.symbol_strings
+        return tuple(tuple(strings[i] for i in self.tokenizer.replay_ids(word, 0)) for word, _freq in self.words)
+
+    @cached_property
+    def _pair_totals(self) -> tuple[int, ...]:
+        """How many distinct pairs have a positive count after each number of merges (one pass over the deltas)."""
+        if not self.pair_counts_initial:
+            raise ValueError("pair counts were not recorded: train with trace=True")
+        counts = self._unpack_counts(self.pair_counts_initial)
+        totals = [len(counts)]
+        live = len(counts)
+        for packed in self.pair_count_deltas:
+            flat = array("q")
+            flat.frombytes(packed)
+            for i in range(0, len(flat), 2):
+                key = flat[i]
+                old = counts.get(key, 0)
+                new = old + flat[i + 1]
+                counts[key] = new
+                live += (new > 0) - (old > 0)
+            totals.append(live)
+        return tuple(totals)
 
     @property
     def num_merges(self) -> int:
@@ -72,15 +93,56 @@ class TrainResult:
         return len(self.merges)
 
     def tokens_at(self, k: int) -> int:
-        """Corpus length in tokens after ``k`` merges (``0 <= k <= num_merges``)."""
+        """Corpus length in tokens after ``k`` merges, weighted by word frequency.
+
+        Args:
+            k: how many merges, ``0 <= k <= num_merges``.
+
+        Returns:
+            The token count (``initial_tokens`` for ``k == 0``).
+
+        Raises:
+            ValueError: ``k`` out of range.
+        """
         self._check_step(k)
         return self.initial_tokens if k == 0 else self.steps[k - 1].tokens_after
 
-    def pair_counts_at(self, k: int) -> dict[Pair, int]:
+    def num_pairs_at(self, k: int) -> int:
+        """How many distinct adjacent pairs the corpus holds after ``k`` merges (just before merge ``k``).
+
+        This is the length of :meth:`pair_counts_at` ``(k, by_id=True)``, the
+        denominator for "top 10 of N pairs"; all steps are computed in one pass
+        over the recorded deltas the first time it is asked for.
+
+        Args:
+            k: 0 for the initial counts, up to ``num_merges``.
+
+        Returns:
+            The number of pairs with a positive count.
+
+        Raises:
+            ValueError: ``k`` out of range, or the run was made with ``trace=False``.
+        """
+        self._check_step(k)
+        return self._pair_totals[k]
+
+    @staticmethod
+    def _unpack_counts(packed: bytes) -> dict[int, int]:
+        flat = array("q")
+        flat.frombytes(packed)
+        return dict(zip(flat[::2], flat[1::2]))
+
+    def pair_counts_at(self, k: int, *, by_id: bool = False) -> dict:
         """Rebuild the full pair-count table after ``k`` merges, i.e. just before merge ``k``.
 
         Args:
             k: 0 for the initial counts, up to ``num_merges`` for the final ones.
+            by_id: key the table by symbol ids ``(left_id, right_id)`` instead
+                of display strings. Two different symbols can share a display
+                string only when the corpus spells the end-of-word marker
+                ``</w>`` literally (the four characters merged into one token,
+                next to the real marker); the id-keyed table keeps such pairs
+                apart, while the string-keyed one adds their counts together.
 
         Returns:
             ``{(left, right): count}`` for every pair present, highest count first
@@ -92,11 +154,7 @@ class TrainResult:
         self._check_step(k)
         if not self.pair_counts_initial:
             raise ValueError("pair counts were not recorded: train with trace=True")
-        counts: dict[int, int] = {}
-        flat = array("q")
-        flat.frombytes(self.pair_counts_initial)
-        for i in range(0, len(flat), 2):
-            counts[flat[i]] = flat[i + 1]
+        counts = self._unpack_counts(self.pair_counts_initial)
         for packed in self.pair_count_deltas[:k]:
             flat = array("q")
             flat.frombytes(packed)
@@ -107,16 +165,31 @@ class TrainResult:
                     counts[key] = c
                 else:
                     del counts[key]
-        s = self.symbol_strings
         items = sorted(counts.items(), key=lambda kv: -kv[1])
-        return {(s[key // SHIFT], s[key % SHIFT]): c for key, c in items}
+        if by_id:
+            return {divmod(key, SHIFT): c for key, c in items}
+        s = self.symbol_strings
+        out: dict[Pair, int] = {}
+        for key, c in items:
+            pair = (s[key // SHIFT], s[key % SHIFT])
+            out[pair] = out.get(pair, 0) + c
+        return out
 
     def segmentation(self, word: int, k: int) -> tuple[str, ...]:
         """How word number ``word`` (an index into ``words``) is cut after ``k`` merges.
 
         Replays the first ``k`` rules of the merge table on the word's base
         symbols, each rule on all its occurrences in learned order, which is
-        exactly what training did to it.
+        exactly what training did to it (Sennrich et al. 2016, Algorithm 1).
+        The replay runs on symbol ids, so a literal ``</w>`` typed in the
+        corpus is never taken for the end-of-word marker.
+
+        Args:
+            word: an index into :attr:`words`.
+            k: how many merges, ``0 <= k <= num_merges``.
+
+        Returns:
+            The word's tokens as display strings, left to right.
 
         Raises:
             ValueError: ``k`` or ``word`` out of range.
@@ -124,13 +197,22 @@ class TrainResult:
         self._check_step(k)
         if not isinstance(word, int) or not 0 <= word < len(self.words):
             raise ValueError(f"word index {word!r} is out of range 0..{len(self.words) - 1}")
-        return self.tokenizer.replay(self.words[word][0], k)
+        strings = self.symbol_strings
+        return tuple(strings[i] for i in self.tokenizer.replay_ids(self.words[word][0], k))
 
     def word_changes(self, k: int, limit: int | None = None) -> list[WordChange]:
         """Every word that merge ``k`` rewrote, in corpus order, rebuilt by replay.
 
         ``steps[k].words`` keeps only the most frequent few; this gives all
         of them (or the first ``limit``) with whole-word segmentations.
+
+        Args:
+            k: the merge rank, ``0 <= k < num_merges``.
+            limit: at most this many words (``None``: all).
+
+        Returns:
+            One :class:`~bpe_core.trace.WordChange` per rewritten word, in corpus
+            order, with the whole word's ``before``/``after`` tokens.
 
         Raises:
             ValueError: ``k`` out of range (``0 <= k < num_merges``), or the
@@ -142,18 +224,20 @@ class TrainResult:
             raise ValueError("rewritten words were not recorded: train with trace=True")
         ids = array("i")
         ids.frombytes(self.changed_words[k])
-        token = self.steps[k].token
+        token_id = self.steps[k].token_id
+        strings = self.symbol_strings
+        replay = self.tokenizer.replay_ids
         out = []
         for w in ids[:limit]:
-            before = self.segmentation(w, k)
-            after = self.tokenizer.replay(before, k + 1, start=k)
+            before = replay(self.words[w][0], k)
+            after = replay(before, k + 1, start=k)
             out.append(
                 WordChange(
                     word=self.words[w][0],
                     freq=self.words[w][1],
-                    before=before,
-                    after=after,
-                    merged_at=tuple(i for i, t in enumerate(after) if t == token),
+                    before=tuple(strings[i] for i in before),
+                    after=tuple(strings[i] for i in after),
+                    merged_at=tuple(i for i, t in enumerate(after) if t == token_id),
                     excerpt=False,
                     occurrences=len(before) - len(after),
                 )

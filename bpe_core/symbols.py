@@ -294,6 +294,25 @@ class SymbolTable:
             setattr(new, name, dict(getattr(self, name)))
         return new
 
+    def truncated(self, size: int) -> SymbolTable:
+        """An independent copy holding only ids ``0 .. size - 1`` (drops tokens appended after them).
+
+        Args:
+            size: how many leading ids to keep, at least ``num_base``.
+
+        Raises:
+            ValueError: ``size`` would cut into the base alphabet.
+        """
+        if not self.num_base <= size <= len(self.strings):
+            raise ValueError(f"size {size} must be between {self.num_base} and {len(self.strings)}")
+        new = self.copy()
+        for name in ("strings", "data", "ends_word", "hf_rank"):
+            del getattr(new, name)[size:]
+        new.char_ids = {c: i for c, i in new.char_ids.items() if i < size}
+        new.final_ids = {b: i for b, i in new.final_ids.items() if b < size and i < size}
+        new.special_ids = {t: i for t, i in new.special_ids.items() if i < size}
+        return new
+
     def __len__(self) -> int:
         return len(self.strings)
 

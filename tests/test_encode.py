@@ -120,6 +120,21 @@ def test_char_level_unk_and_byte_fallback():
     assert "<0x41>" in byt.vocab
 
 
+def test_with_fallback_starts_from_the_learned_vocabulary():
+    keep = train("hello world", num_merges=5).tokenizer
+    learned = len(keep.vocab)
+    keep.encode("zq")  # "keep" gives each unseen character an id of its own, in order of meeting
+    assert len(keep.vocab) == learned + 2
+    unk = keep.with_fallback("unk")
+    assert len(unk.vocab) == learned + 1 and unk.tokenize("zq") == ["<unk>", "<unk>", "</w>"]
+    assert unk.encode("hello") == keep.encode("hello")
+    byt = keep.with_fallback("bytes")
+    assert len(byt.vocab) == learned + 256 and byt.tokenize("z")[:1] == ["<0x7A>"]
+    assert keep.with_fallback("keep").encode("qz")[:2] == [learned, learned + 1]
+    with pytest.raises(OptionError, match="fallback"):
+        keep.with_fallback("drop")
+
+
 # ----------------------------------------------------------------- decoding
 
 

@@ -196,6 +196,39 @@ def test_literal_end_of_word_text_is_not_the_marker():
     assert r.tokenizer.decode(r.tokenizer.encode("x</w> a</w>")) == "x</w> a</w>"
 
 
+def test_literal_marker_text_stays_apart_in_the_trace_views():
+    """Merging the typed characters '<' '/' 'w' '>' builds a token that renders like the marker: views keep ids."""
+    r = train("a a a a a</w> a</w>", num_merges=5)
+    assert r.merges == [("a", "</w>"), ("a", "<"), ("a<", "/"), ("a</", "w"), ("a</w", ">")]
+    last = r.word_changes(4)
+    assert [(w.word, w.before, w.after) for w in last] == [("a</w>", ("a</w", ">", "</w>"), ("a</w>", "</w>"))]
+    assert last[0].merged_at == (0,)  # the new token, not the merge-0 token with the same string
+    assert last == list(r.steps[4].words)
+    assert r.segmentation(1, 5) == ("a</w>", "</w>")
+    assert r.tokenizer.replay_ids("a</w>", 5) == (r.steps[4].token_id, r.tokenizer.table.marker_id)
+
+
+def test_pair_counts_by_id_keep_pairs_that_render_alike():
+    r = train({"a": 10, "a</w>": 10, "xa": 2, "xa</w>": 2}, num_merges=5)
+    merged_eow, literal = r.steps[0].token_id, r.steps[4].token_id  # both render as 'a</w>'
+    assert r.symbol_strings[merged_eow] == r.symbol_strings[literal] == "a</w>"
+    x, marker = r.vocab["x"], r.tokenizer.table.marker_id
+    by_id = r.pair_counts_at(5, by_id=True)
+    assert by_id == {(literal, marker): 12, (x, merged_eow): 2, (x, literal): 2}
+    assert r.pair_counts_at(5) == {("a</w>", "</w>"): 12, ("x", "a</w>"): 4}
+    assert r.num_pairs_at(5) == 3
+
+
+def test_num_pairs_at_counts_every_distinct_pair():
+    r = train(LOW, num_merges=10)
+    for k in range(r.num_merges + 1):
+        assert r.num_pairs_at(k) == len(r.pair_counts_at(k, by_id=True))
+    with pytest.raises(ValueError, match="out of range"):
+        r.num_pairs_at(11)
+    with pytest.raises(ValueError, match="trace=True"):
+        train(LOW, num_merges=2, trace=False).num_pairs_at(0)
+
+
 def test_crlf_and_unicode_whitespace():
     text = "ab\r\nab\u2003ab\u3000ab\tab"
     assert train(text, num_merges=1, pretokenizer="whitespace").steps[0].count == 5

@@ -203,8 +203,9 @@ class Tokenizer:
 
         Raises:
             MergeTableError: a rule is not a pair of non-empty strings, a rule
-                names a symbol no earlier rule formed (naming the rule), or a
-                byte-unit symbol is outside the byte-level alphabet.
+                names a symbol no earlier rule formed (naming the rule), a
+                pair appears twice, or a byte-unit symbol is outside the
+                byte-level alphabet.
             OptionError: unknown option values.
         """
         check_pretokenizer(pretokenizer)
@@ -406,7 +407,9 @@ class Tokenizer:
         return False
 
     def _check_id(self, token_id: object) -> None:
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self.table):
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TokenIdError(f"token ids must be ints, got {token_id!r} ({type(token_id).__name__})")
+        if not 0 <= token_id < len(self.table):
             raise TokenIdError(f"token id {token_id!r} is out of range: valid ids are 0..{len(self.table) - 1}")
         if token_id in self.table.gaps:
             raise TokenIdError(f"token id {token_id} is not assigned: this vocabulary has no token with that id")
@@ -607,19 +610,38 @@ class Tokenizer:
         return out
 
     def tokenize(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> list[str]:
-        """Encode text and return the token strings instead of ids (same arguments as :meth:`encode`)."""
+        """Encode text and return the token strings instead of ids.
+
+        Args:
+            text, order, allowed_special: as for :meth:`encode`.
+
+        Returns:
+            One vocabulary string per token (``Ġthe``, ``er</w>``, ``<0xF0>``).
+
+        Raises:
+            OptionError, TypeError: as for :meth:`encode`.
+        """
         strings = self.table.strings
         return [strings[i] for i in self.encode(text, order=order, allowed_special=allowed_special)]
 
     def encode_with_trace(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> EncodeTrace:
         """Encode text and record every rule application, blocked rule and fallback.
 
-        Arguments are those of :meth:`encode`; the ids in the returned trace
-        equal ``encode(text, ...)``. Pieces longer than 512 symbols record the
-        positions of each rule application but not the whole spelling.
+        The ids in the returned trace equal ``encode(text, ...)``. Pieces
+        longer than 512 symbols record the positions of each rule application
+        but not the whole spelling (and their blocked rules are judged on the
+        final tokens alone).
+
+        Args:
+            text, order, allowed_special: as for :meth:`encode`.
 
         Returns:
-            An :class:`~bpe_core.trace.EncodeTrace`.
+            An :class:`~bpe_core.trace.EncodeTrace`: the order that ran and one
+            :class:`~bpe_core.trace.PieceTrace` per pre-token (initial symbols,
+            rule applications, blocked rules, fallbacks, final tokens and ids).
+
+        Raises:
+            OptionError, TypeError: as for :meth:`encode`.
         """
         check_option("order", order, ORDERS)
         strings = self.table.strings
@@ -668,14 +690,24 @@ class Tokenizer:
             special=False,
             initial=tuple(strings[s] for s in initial),
             steps=tuple(steps),
-            blocked=self._blocked(final),
+            blocked=self._blocked(initial, final, record, order, full),
             fallbacks=self._fallbacks(chunk, final, raw_fallbacks),
             tokens=tuple(strings[s] for s in final),
             ids=tuple(final),
         )
 
-    def _blocked(self, final: list[int]) -> tuple[BlockedRule, ...]:
-        """Rules whose two symbols are both in ``final`` but never next to each other."""
+    def _blocked(
+        self, initial: list[int], final: list[int], record: list, order: str, full: bool
+    ) -> tuple[BlockedRule, ...]:
+        """The rules that could have joined two symbols of this pre-token but did not (see :class:`BlockedRule`).
+
+        A rule is a candidate when both its symbols are in the final tokens and
+        it did not fire on them: either they are never adjacent at the end, or
+        (sequential order) they are adjacent but the rule's turn had passed.
+        The recorded states (``initial`` and each step's ``after``) tell whether
+        the two were ever side by side and which rule separated them. Pieces
+        too long to record whole (``full`` False) get the final-state reason only.
+        """
         if self._by_left is None:
             by_left: dict[int, list[tuple[int, int]]] = {}
             for rank, (a, b, _new) in enumerate(self.merge_ids):
@@ -684,31 +716,59 @@ class Tokenizer:
         strings = self.table.strings
         present = set(final)
         adjacent = set(zip(final, final[1:]))
+        states = [initial] + [after for _rank, _sites, _before, after in record] if full and record else [initial]
         out = []
         for left in dict.fromkeys(final):
             for right, rank in self._by_left.get(left, ()):
-                if right not in present or (left, right) in adjacent:
+                if right not in present:
                     continue
                 if left == right and final.count(left) < 2:
                     continue
-                between: tuple[str, ...] = ()
-                for i, s in enumerate(final):
-                    if s != left:
-                        continue
-                    for j in range(i + 1, len(final)):
-                        if final[j] == right:
-                            between = tuple(strings[x] for x in final[i + 1 : j])
-                            break
-                    if between:
-                        break
                 pair = (strings[left], strings[right])
-                if between:
-                    reason = f"{pair[0]!r} and {pair[1]!r} never met: {' '.join(map(repr, between))} stood between them"
+                shown = f"{pair[0]!r} and {pair[1]!r}"
+                if (left, right) in adjacent and (order != "sequential" or not full):
+                    continue  # rank order would have merged them; nothing to explain
+                met = [i for i, st in enumerate(states) if (left, right) in zip(st, st[1:])] if full else []
+                between = () if (left, right) in adjacent else self._between(final, left, right)
+                maker = record[met[0] - 1][0] if met and met[0] else None
+                if order == "sequential" and maker is not None and maker > rank:
+                    reason = (
+                        f"{shown} only became neighbours when rule {maker} "
+                        f"{self._pair(*self.merge_ids[maker][:2])} fired, after this rule's turn "
+                        "in the single pass over the merge table"
+                    )
+                    out.append(BlockedRule(rank, pair, between, reason, "too_late", maker))
+                    continue
+                last = met[-1] if met else -1
+                if 0 <= last < len(record):
+                    taker = record[last][0]
+                    took = self.merge_ids[taker]
+                    lost = [strings[s] for s in (left, right) if s in took[:2]] or [pair[0]]
+                    reason = (
+                        f"{shown} stood side by side, but rule {taker} {self._pair(*took[:2])} "
+                        f"{'comes earlier in the table' if order == 'sequential' else 'has a lower rank'} "
+                        f"and merged {lost[0]!r} into {strings[took[2]]!r} first"
+                    )
+                    out.append(BlockedRule(rank, pair, between, reason, "taken", taker))
+                elif between:
+                    reason = f"{shown} never met: {' '.join(map(repr, between))} stood between them"
+                    out.append(BlockedRule(rank, pair, between, reason))
                 else:
                     reason = f"{pair[1]!r} only comes before {pair[0]!r}, never right after it"
-                out.append(BlockedRule(rank=rank, pair=pair, between=between, reason=reason))
+                    out.append(BlockedRule(rank, pair, between, reason))
         out.sort(key=lambda r: r.rank)
         return tuple(out)
+
+    def _between(self, final: list[int], left: int, right: int) -> tuple[str, ...]:
+        """The tokens between the first ``left`` that has a ``right`` after it and that ``right``."""
+        strings = self.table.strings
+        for i, s in enumerate(final):
+            if s != left:
+                continue
+            for j in range(i + 1, len(final)):
+                if final[j] == right:
+                    return tuple(strings[x] for x in final[i + 1 : j])
+        return ()
 
     def _fallbacks(self, chunk: str, final: list[int], raw: list[tuple[int, str, str]]) -> tuple[Fallback, ...]:
         strings = self.table.strings
@@ -755,9 +815,20 @@ class Tokenizer:
     def order_differences(self, text: str) -> list[OrderDifference]:
         """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
+        The two orders agree on tables that training learned from the same
+        pre-tokens, and can disagree when a token can be built by two routes
+        (see the module docstring).
+
+        Args:
+            text: the text to pre-tokenize and encode both ways (special
+                tokens are not matched).
+
         Returns:
             One :class:`~bpe_core.trace.OrderDifference` per distinct pre-token
             that differs, in order of first appearance.
+
+        Raises:
+            OptionError: text holding a lone surrogate (byte unit).
         """
         strings = self.table.strings
         out = []
@@ -819,31 +890,59 @@ class Tokenizer:
         """
         return self.decode_bytes(ids).decode("utf-8", errors)
 
-    def round_trip(self, text: str) -> RoundTrip:
+    def round_trip(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> RoundTrip:
         """Check ``decode(encode(text)) == text`` and explain the first difference.
+
+        Byte-level tokenizers always round-trip. The ones that cannot: the
+        whitespace pre-tokenizers (``whitespace`` drops spacing, ``whitespace_eow``
+        turns every run of whitespace into one space), ``<unk>`` fallback, and
+        with the attached marker a word-final character that fell back (its
+        end-of-word marker is lost with it).
+
+        Args:
+            text: the text to check.
+            order: the merge order, as for :meth:`encode`.
+            allowed_special: special tokens to match, as for :meth:`encode`.
 
         Returns:
             A :class:`~bpe_core.trace.RoundTrip`: ``ok``, the decoded text, the
             first differing character index and a reason.
+
+        Raises:
+            OptionError: an unknown order, or text holding a lone surrogate.
         """
-        decoded = self.decode(self.encode(text))
+        trace = self.encode_with_trace(text, order=order, allowed_special=allowed_special)
+        decoded = self.decode(trace.ids)
         if decoded == text:
             return RoundTrip(True, text, decoded, None, "")
         pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
         ch = text[pos] if pos < len(text) else ""
         got = decoded[pos] if pos < len(decoded) else ""
+        # the first fallback at or before the difference, if any, is the cause
+        fell = next(
+            (
+                (p.start + f.offset, f)
+                for p in trace.pieces
+                for f in p.fallbacks
+                if f.kind in ("unk", "bytes") and p.start + f.offset <= pos
+            ),
+            None,
+        )
         whitespace_mode = self.pretokenizer in ("whitespace_eow", "whitespace", "trailing_space")
-        if whitespace_mode and (ch.isspace() or got.isspace() or not ch or not got):
+        if fell is not None and fell[1].kind == "unk":
+            reason = f"character {fell[1].char!r} at position {fell[0]} is not in the alphabet and was encoded as <unk>"
+            pos = min(pos, fell[0])
+        elif fell is not None and self.end_of_word == "attached":
+            char = fell[1].char
+            why = "is not in the alphabet" if char not in self.table.char_ids else "never ended a word in training"
+            reason = (
+                f"character {char!r} at position {fell[0]} {why}, so it has no end-of-word twin: it fell back to "
+                "byte tokens, which carry no end-of-word marker, and the word boundary after it was lost"
+            )
+        elif whitespace_mode and (ch.isspace() or got.isspace() or not ch or not got):
             reason = (
                 f"the {self.pretokenizer} pre-tokenizer drops whitespace: at position {pos} the text has "
                 f"{ch!r} but decoding gives {got!r}"
-            )
-        elif self.unit == "char" and self.fallback == "unk" and ch and ch not in self.table.char_ids:
-            reason = f"character {ch!r} at position {pos} is not in the alphabet and was encoded as <unk>"
-        elif self.unit == "char" and self.end_of_word == "attached" and self.fallback != "keep":
-            reason = (
-                f"at position {pos} the text has {ch!r} but decoding gives {got!r}: a word-final character "
-                "with no end-of-word twin fell back, and its word boundary was lost"
             )
         else:
             reason = f"at position {pos} the text has {ch!r} but decoding gives {got!r}"

@@ -135,20 +135,32 @@ class RuleApplication:
 
 @dataclass(frozen=True)
 class BlockedRule:
-    """A merge rule whose two symbols are both in the final segmentation but never adjacent.
+    """A merge rule that could have joined two symbols of a pre-token but did not.
 
     Attributes:
         rank: the rule's merge rank.
         pair: the rule's two symbols.
-        between: the tokens standing between the nearest left symbol and the
-            next right symbol (empty when the right symbol only comes first).
+        between: the tokens standing, in the final segmentation, between the
+            nearest left symbol and the next right symbol (empty when they are
+            adjacent at the end, or the right symbol only comes first).
         reason: a sentence saying why the rule could not fire.
+        kind: ``"apart"`` (both symbols are in the final tokens but were never
+            side by side), ``"taken"`` (they were side by side, then an
+            earlier-ranked rule, or in sequential order an earlier rule of the
+            table, merged one of them into something else) or ``"too_late"``
+            (sequential order only: they became side by side after the rule's
+            turn in the one pass over the table had passed).
+        by_rank: for ``taken``, the rank of the rule that took a symbol; for
+            ``too_late``, the rank of the rule whose merge made them adjacent;
+            else ``None``.
     """
 
     rank: int
     pair: Pair
     between: tuple[str, ...]
     reason: str
+    kind: str = "apart"
+    by_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -186,7 +198,8 @@ class PieceTrace:
         special: True for a special token matched whole (no rules apply).
         initial: its symbols before any rule.
         steps: every rule application, in the order they happened.
-        blocked: rules whose symbols are present but never adjacent at the end.
+        blocked: rules that could have joined two of its symbols but did not
+            (see :class:`BlockedRule`), by rank.
         fallbacks: characters that fell back to ``<unk>``, ``<0xNN>`` or raw bytes.
         tokens: the final tokens.
         ids: their ids.
@@ -249,7 +262,13 @@ class RoundTrip:
 
 @dataclass(frozen=True)
 class OrderDifference:
-    """A pre-token that the ``rank`` and ``sequential`` merge orders cut differently."""
+    """A pre-token that the ``rank`` and ``sequential`` merge orders cut differently.
+
+    Attributes:
+        text: the pre-token's text.
+        rank_tokens: its tokens under ``order="rank"``.
+        sequential_tokens: its tokens under ``order="sequential"``.
+    """
 
     text: str
     rank_tokens: tuple[str, ...]

@@ -65,7 +65,7 @@ def test_blocked_merge_hugs():
     assert piece.initial == ("h", "u", "g", "s", "</w>")
     assert [(s.rank, s.pair, s.positions) for s in piece.steps] == [(0, ("u", "g"), (1,))]
     assert [(b.rank, b.pair, b.between) for b in piece.blocked] == [(1, ("ug", "</w>"), ("s",))]
-    assert "'s' stood between" in piece.blocked[0].reason
+    assert "'s' stood between" in piece.blocked[0].reason and piece.blocked[0].kind == "apart"
     assert [f.kind for f in piece.fallbacks] == ["kept"]
 
 
@@ -149,8 +149,11 @@ def test_decode_cut_character():
 
 def test_decode_bad_ids():
     tok = train(LOW, num_merges=3).tokenizer
-    for bad in ([-1], [len(tok)], [10**9], ["a"]):
+    for bad in ([-1], [len(tok)], [10**9]):
         with pytest.raises(TokenIdError, match="out of range"):
+            tok.decode(bad)
+    for bad in (["a"], [1.0], [True]):
+        with pytest.raises(TokenIdError, match="must be ints"):
             tok.decode(bad)
     with pytest.raises(ValueError):
         tok.id_to_token(len(tok))
@@ -166,11 +169,45 @@ def test_whitespace_modes_report_where_round_trip_breaks():
     assert not rt.ok and rt.decoded == "lowlower" and rt.position == 3
 
 
+def test_round_trip_blames_the_fallback_before_the_pre_tokenizer():
+    base = train("low lower newest widest", num_merges=5, end_of_word="attached").tokenizer
+    byt = base.with_fallback("bytes")
+    rt = byt.round_trip("lowl x")  # 'l' never ended a word, so 'l</w>' does not exist
+    assert not rt.ok and rt.decoded == "lowlx" and rt.position == 4
+    assert "'l' at position 3 never ended a word in training" in rt.reason and "whitespace" not in rt.reason
+    rt = byt.round_trip("x low")
+    assert rt.decoded == "xlow" and "'x' at position 0 is not in the alphabet" in rt.reason
+    unk = base.with_fallback("unk")
+    rt = unk.round_trip("lé low")
+    assert rt.position == 1 and "'é' at position 1 is not in the alphabet and was encoded as <unk>" in rt.reason
+    assert byt.round_trip("low lower", order="sequential").ok
+
+
+def test_blocked_rule_that_was_adjacent_until_an_earlier_rule_took_a_symbol():
+    """(b,c) outranks (a,b): in 'abcb' the a and the first b met, but (b,c) took that b."""
+    tok = Tokenizer.from_merges([("b", "c"), ("a", "b")], pretokenizer="none")
+    piece = tok.encode_with_trace("abcb").pieces[0]
+    assert piece.tokens == ("a", "bc", "b")
+    [rule] = piece.blocked
+    assert (rule.rank, rule.pair, rule.kind, rule.by_rank, rule.between) == (1, ("a", "b"), "taken", 0, ("bc",))
+    assert "stood side by side, but rule 0 ('b', 'c') has a lower rank and merged 'b' into 'bc'" in rule.reason
+
+
+def test_sequential_order_reports_rules_whose_turn_had_passed():
+    tok = Tokenizer.from_merges([("b", "c"), ("a", "b"), ("ab", "c"), ("abc", "d"), ("a", "bc")], pretokenizer="none")
+    assert tok.encode_with_trace("abcd").pieces[0].blocked == ()
+    piece = tok.encode_with_trace("abcd", order="sequential").pieces[0]
+    assert piece.tokens == ("abc", "d")
+    [rule] = piece.blocked
+    assert (rule.rank, rule.pair, rule.kind, rule.by_rank) == (3, ("abc", "d"), "too_late", 4)
+    assert "only became neighbours when rule 4 ('a', 'bc') fired, after this rule's turn" in rule.reason
+
+
 def test_special_tokens_only_when_allowed():
     r = train("ab ab <|end|> ab", num_merges=2, pretokenizer="gpt2", unit="byte", special_tokens=["<|end|>"])
     tok = r.tokenizer
     plain = tok.encode("ab<|end|>")
-    assert 0 not in plain
+    assert 0 not in plain and tok.tokenize("ab<|end|>") == ["ab", "<", "|", "e", "n", "d", "|", ">"]
     allowed = tok.encode("ab<|end|>", allowed_special={"<|end|>"})
     assert allowed[-1] == 0 and tok.encode("ab<|end|>", allowed_special="all") == allowed
     assert tok.decode(allowed) == "ab<|end|>" == tok.decode(plain)

@@ -22,7 +22,11 @@ End-of-word marker (``whitespace_eow`` only): ``separate`` appends the symbol
 ``</w>`` to every word (Sennrich et al. 2016, section 3.2; subword-nmt 0.1);
 ``attached`` glues it to the word's last base symbol, ``r</w>``, as subword-nmt
 >= 0.2 and Hugging Face's ``end_of_word_suffix`` do. Marker symbols come after
-the plain alphabet. The marker decodes to a single space.
+the plain alphabet, so the first merge's id is shifted by them: with the byte
+unit, no special tokens and no marker (every pre-tokenizer but
+``whitespace_eow``), bytes are ids 0..255 and merge ``i`` is id ``256 + i``; a
+separate marker takes id 256 (merge ``i`` is ``257 + i``), an attached one adds
+a marked twin per byte that ends a word. The marker decodes to a single space.
 """
 
 from __future__ import annotations

@@ -83,14 +83,18 @@ class MergeStep:
             order the tie rule ranks them; at most ``max_tied`` entries are kept
             (``num_tied`` is the full number).
         tie_keys: for each pair in ``tied``, the value the tie rule compared,
-            in words ("first seen in word #3 'newer' at symbol 1").
+            in words ("first seen in word #3 'newer' at offset 1").
         num_tied: how many pairs had the winning count (1 means no tie).
         tie_break: the tie rule's name.
         top_pairs: the highest pair counts before the merge, ``((pair, count), ...)``,
             best first, at most ``top_k`` entries.
-        words: the distinct words the merge rewrote, in corpus order.
-        num_words: how many distinct words it rewrote (equals ``len(words)``
-            unless the trace was turned off).
+        words: the distinct words the merge rewrote, most frequent first
+            (corpus order among equals), at most ``trace_words`` of them (see
+            :func:`bpe_core.train`); words longer than 64 symbols are kept as
+            excerpts around the merge. :meth:`TrainResult.word_changes` rebuilds
+            all of them, whole.
+        num_words: how many distinct words it rewrote (all of them, also
+            when ``words`` holds only the first few; 0 with the trace off).
         tokens_after: corpus length in tokens after the merge (weighted by frequency).
         vocab_size_after: vocabulary size after the merge (specials + alphabet + merges).
     """

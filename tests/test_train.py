@@ -100,8 +100,9 @@ def test_hf_tie_rule_uses_rendered_byte_order():
     corpus = {" z": 2, "ab": 2}
     r = train(corpus, num_merges=1, pretokenizer="whitespace", unit="byte", tie_break="hf_tokenizers")
     assert r.merges == [("a", "b")]
-    r = train({"yz": 2, "ab": 2}, num_merges=1, pretokenizer="whitespace", unit="byte", tie_break="hf_tokenizers")
-    assert r.merges == [("a", "b")]
+    # byte 0x01 renders as 'ā' (U+0101): first by byte value, last by rendered character
+    r = train({"\x01z": 2, "ab": 2}, num_merges=2, pretokenizer="whitespace", unit="byte", tie_break="hf_tokenizers")
+    assert r.merges == [("a", "b"), ("ā", "z")]
 
 
 # ----------------------------------------------------------------- ids and vocabulary
@@ -340,7 +341,13 @@ def test_trace_off_learns_the_same_merges():
 def test_progress_callback():
     calls = []
     train(LOW, num_merges=10, progress=lambda done, total: calls.append((done, total)))
-    assert calls[-1] == (10, 10) and calls[0][1] == 10
+    assert calls == [(k, 10) for k in range(1, 11)]  # every merge of a short run, in order
+    calls.clear()
+    excerpt = (REPO / "sample_corpora" / "shakespeare_excerpt.txt").read_text(encoding="utf-8")
+    result = train(excerpt, num_merges=800, progress=lambda done, total: calls.append((done, total)))
+    done = [d for d, _t in calls]
+    assert result.num_merges == 800 and done[-1] == 800 and done == sorted(done)
+    assert 100 <= len(calls) <= 250 and {t for _d, t in calls} == {800}  # about 200 updates, not one per merge
 
 
 def test_long_word_is_recorded_as_excerpt():

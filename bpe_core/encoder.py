@@ -72,6 +72,15 @@ class Tokenizer:
     Build one with :func:`bpe_core.train` (``result.tokenizer``) or
     :meth:`from_merges`. Ids follow the vocabulary: special tokens, base
     alphabet, merges, then fallback tokens (``<unk>`` or the 256 ``<0xNN>``).
+    With the attached end-of-word marker and the byte unit or ``"keep"``
+    fallback, the base symbols that never ended a word in training get their
+    ``c</w>`` twin after the merges, so every word can end with its marker.
+
+    Attributes:
+        num_learned: the size of the table the tokenizer was built on (trained
+            or loaded), before any token this class appends.
+        num_saved: the ids a saved file holds besides fallback tokens: the
+            learned table plus those end-of-word twins.
     """
 
     def __init__(
@@ -152,6 +161,16 @@ class Tokenizer:
                     self.unk_id = self.table.add_token(UNK, "\ufffd".encode())
             else:
                 self.byte_fallback_ids = [self.table.add_token(f"<0x{b:02X}>", bytes([b])) for b in range(256)]
+        if self.end_of_word == "attached" and (self.unit == "byte" or fallback == "keep"):
+            # Every base symbol gets its end-of-word twin now, after the learned ids, so a symbol that
+            # never ended a word in training still ends one with its marker, under an id that does not
+            # depend on what was encoded before (and that exported vocabularies hold too).
+            base = self.table.byte_ids if self.unit == "byte" else sorted(self.table.char_ids.values())
+            for i in base:
+                if i not in self.table.final_ids:
+                    self._add_twin(i)
+        self.num_saved = len(self.table) if self.unit == "byte" or fallback == "keep" else self.num_learned
+        """The ids a saved file holds, fallback tokens aside: the learned table and the twins above."""
         self._caches: dict[str, dict[str, tuple[int, ...]]] = {"rank": {}, "sequential": {}}
         self._by_left: dict[int, list[tuple[int, int]]] | None = None
         self._lookup: dict[str, int] | None = None

@@ -241,12 +241,7 @@ class SymbolTable:
                     found[raw[0]] = i
             missing = [b for b in range(256) if b not in found]
             if missing:
-                shown = ", ".join(f"0x{b:02X} ({bytes_to_unicode()[b]})" for b in missing[:16])
-                more = f" and {len(missing) - 16} more" if len(missing) > 16 else ""
-                raise MergeTableError(
-                    f"the byte-level vocabulary lacks {len(missing)} of the 256 single bytes: {shown}{more}; "
-                    "byte-level BPE needs a token for every byte, or text holding that byte cannot be encoded"
-                )
+                raise missing_bytes_error(missing)
             table.byte_ids = [found[b] for b in range(256)]
             base.extend(table.byte_ids)
         else:
@@ -356,6 +351,24 @@ class SymbolTable:
         elif self.end_of_word == "attached" and syms:
             syms[-1] = self.final_ids[syms[-1]]
         return syms
+
+
+def missing_bytes_error(missing: Iterable[int]) -> MergeTableError:
+    """The error for a byte-level vocabulary without a token for each of the 256 single bytes.
+
+    Args:
+        missing: the byte values (0..255) that have no token, ascending.
+
+    Returns:
+        A :class:`~bpe_core.errors.MergeTableError` listing the first 16 (hex and GPT-2 rendering).
+    """
+    missing = list(missing)
+    shown = ", ".join(f"0x{b:02X} ({bytes_to_unicode()[b]})" for b in missing[:16])
+    more = f" and {len(missing) - 16} more" if len(missing) > 16 else ""
+    return MergeTableError(
+        f"the byte-level vocabulary lacks {len(missing)} of the 256 single bytes: {shown}{more}; "
+        "byte-level BPE needs a token for every byte, or text holding that byte cannot be encoded"
+    )
 
 
 def spell_corpus(

@@ -390,6 +390,36 @@ def test_rank_file_missing_a_byte_is_rejected_with_the_bytes():
         load_bytes(_tiktoken_file(lines), "x.tiktoken", pattern=GPT4_PATTERN)
 
 
+def test_rank_file_missing_a_byte_names_the_byte_not_a_token():
+    """cl100k_base without its 'A': the reason is the missing byte, found before merges are recovered."""
+    cl100k = (REFERENCE_DIR / "cl100k_base.tiktoken").read_bytes()
+    a_line = base64.b64encode(b"A").decode() + " "
+    lines = [line for line in cl100k.decode().splitlines() if not line.startswith(a_line)]
+    with pytest.raises(MergeTableError, match=r"lacks 1 of the 256 single bytes: 0x41 \(A\)"):
+        load_bytes(_tiktoken_file(lines), "x.tiktoken", pattern=GPT4_PATTERN)
+
+
+def test_split_patterns_that_do_not_compile_fail_at_load_time():
+    with pytest.raises(FormatError, match=r"x\.tiktoken: the split pattern in pat_str does not compile"):
+        load_bytes(_tiktoken_file(_ranks_lines()), "x.tiktoken", pattern="(unclosed")
+    doc = json.loads(to_hf_json(trained(unit="byte", pretokenizer="gpt4")))
+    splits = [p for p in doc["pre_tokenizer"]["pretokenizers"] if p["type"] == "Split"]
+    splits[0]["pattern"]["Regex"] = "[a-"
+    with pytest.raises(FormatError, match=r"pre_tokenizer\.pattern\.Regex does not compile"):
+        load_bytes(json.dumps(doc).encode(), "tokenizer.json")
+
+
+def test_truncated_merges_txt_is_refused_not_read_as_special_tokens():
+    vocab = (REFERENCE_DIR / "encoder.json").read_bytes()
+    lines = (REFERENCE_DIR / "vocab.bpe").read_text(encoding="utf-8").splitlines()
+    cut = ("\n".join(lines[:40001]) + "\n").encode()  # the header and 40,000 of the 50,000 merges
+    with pytest.raises(FormatError, match=r"10000 token\(s\) .* the merges look truncated"):
+        load_files({"encoder.json": vocab, "vocab.bpe": cut})
+    assert load_files({"encoder.json": vocab, "vocab.bpe": "\n".join(lines).encode()}).tokenizer.special_tokens == {
+        "<|endoftext|>": 50256
+    }
+
+
 def test_rank_file_without_pattern_says_what_it_needs():
     with pytest.raises(FormatError, match="sidecar"):
         load_bytes(_tiktoken_file(_ranks_lines()), "x.tiktoken")

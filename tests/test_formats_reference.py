@@ -209,6 +209,20 @@ def test_tokenizer_json_export_equals_tokenizers(training_text, probe, kw):
         assert hf.decode(theirs) == tok.decode(ours)
 
 
+def test_tokenizer_json_with_attached_marker_on_held_out_text(training_text):
+    """Held-out text ends words with characters that never ended one in training ('D' of 'RICHARD'):
+    their ``c</w>`` tokens exist from the start, so the export holds them and the ids still agree."""
+    tok = _train(training_text[:20000], pretokenizer="whitespace_eow", end_of_word="attached")
+    held_out = training_text[20000:60000]
+    hf = HFTokenizer.from_str(to_hf_json(tok))
+    size = len(tok.vocab)
+    held_out = "".join(ch for ch in held_out if ch in tok.table.char_ids or ch.isspace())  # within the alphabet
+    ours = tok.encode(held_out)
+    theirs = hf.encode(held_out, add_special_tokens=False).ids
+    assert ours == theirs, _first_difference(ours, theirs)
+    assert len(tok.vocab) == size  # encoding added no ids
+
+
 @pytest.mark.parametrize("pretokenizer", ["gpt2", "gpt4", "none", "whitespace"])
 def test_tiktoken_export_equals_tiktoken(training_text, probe, tmp_path, monkeypatch, pretokenizer):
     tok = _train(training_text, unit="byte", pretokenizer=pretokenizer)

@@ -11,10 +11,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 
+import regex
+
 from ..byte_level import bytes_to_unicode
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, OptionError
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern
 from ..symbols import MARKER, SymbolTable, utf8
 
 Source = str | PathLike[str]
@@ -50,6 +52,29 @@ WORD_PATTERN = f"[^{_WS_CLASS}]+"
 
 WHOLE_TEXT_PATTERN = r"[\s\S]+"
 """A split pattern that keeps the whole text as one piece (the ``none`` pre-tokenizer)."""
+
+
+def check_pattern(pattern: str, source: str, field: str) -> str:
+    """Compile a split pattern read from a file, so a bad one fails at load time, not at the first encode.
+
+    Args:
+        pattern: the pattern text (``regex`` package syntax, as tiktoken's ``pat_str``).
+        source: the file name, for the message.
+        field: where in the file the pattern stood (``pat_str``, ``pre_tokenizer.pattern.Regex``).
+
+    Returns:
+        ``pattern`` unchanged.
+
+    Raises:
+        FormatError: the pattern does not compile; the message names the file and field.
+    """
+    try:
+        compiled_pattern(pattern)
+    except regex.error as exc:
+        raise FormatError(
+            f"{source}: the split pattern in {field} does not compile ({exc}): {pattern[:80]!r}"
+        ) from None
+    return pattern
 
 
 def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
@@ -187,6 +212,32 @@ def render_many(tokens: Sequence[bytes]) -> list[str]:
 # ---------------------------------------------------------------- building a tokenizer from an explicit vocabulary
 
 
+def _reject_missing_merges(guessed: Iterable[str], vocab: Mapping[str, int], source: str, what: str) -> None:
+    """Refuse a table whose "special tokens" look like merges cut off the end of its merge list.
+
+    Special tokens are guessed as the tokens no merge forms. A truncated
+    ``merges.txt`` turns every token of its lost lines into such a guess; a
+    real special token (``<|endoftext|>``) is almost never two tokens of the
+    vocabulary with lower ids glued together, while a lost merge's token always is.
+
+    Raises:
+        FormatError: some guessed special token is two lower-id vocabulary tokens joined.
+    """
+    suspects = []
+    for s in guessed:
+        i = vocab[s]
+        if any(vocab.get(s[:k], i) < i and vocab.get(s[k:], i) < i for k in range(1, len(s))):
+            suspects.append((i, s))
+    if suspects:
+        suspects.sort()
+        first = ", ".join(f"{s!r} (id {i})" for i, s in suspects[:3])
+        raise FormatError(
+            f"{source}: {len(suspects)} token(s) of the vocabulary, e.g. {first}, are formed by no merge although "
+            f"they are two lower-id tokens joined: the {what} look truncated or incomplete (pass the special "
+            "tokens explicitly if these really are special)"
+        )
+
+
 def fallback_tokens() -> tuple[str, list[str]]:
     """The strings ``<unk>`` and ``<0x00>``..``<0xFF>`` that char-unit fallbacks add (:data:`bpe_core.FALLBACKS`)."""
     return "<unk>", [f"<0x{b:02X}>" for b in range(256)]
@@ -311,6 +362,7 @@ def tokenizer_from_vocab(
         fallback = "keep"
     if explicit is None:
         explicit = {s for s, i in vocab.items() if i not in drop and s not in formed and not is_base(s)}
+        _reject_missing_merges(explicit, vocab, source, "merges")
     special_ids = {s: vocab[s] for s in explicit if s in vocab and vocab[s] not in drop}
     for s in explicit:
         if s not in vocab:
@@ -362,9 +414,9 @@ def tokenizer_from_vocab(
 
 
 def learned_ids(tok: Tokenizer) -> range:
-    """The ids a file should hold: the learned table plus ``<unk>``/``<0xNN>`` fallback tokens,
-    but not characters that ``fallback="keep"`` added while encoding."""
-    return range(len(tok.table)) if tok.fallback != "keep" else range(tok.num_learned)
+    """The ids a file should hold: the learned table with its end-of-word twins, plus ``<unk>``/``<0xNN>``
+    fallback tokens, but not characters that ``fallback="keep"`` added while encoding."""
+    return range(len(tok.table)) if tok.fallback != "keep" else range(tok.num_saved)
 
 
 def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:

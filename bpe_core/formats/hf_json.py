@@ -46,6 +46,7 @@ from ._common import (
     WHITESPACE_RUN,
     ExportError,
     FormatError,
+    check_pattern,
     decode_text,
     describe_settings,
     field,
@@ -263,6 +264,8 @@ def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[s
     pretokenizer, override = pretokenizer_for_pattern(python_pattern(regex))
     if pretokenizer in ("whitespace", "none"):
         pretokenizer, override = "gpt2", python_pattern(regex)
+    if override is not None:
+        check_pattern(override, source, "pre_tokenizer.pattern.Regex")
     return unit, pretokenizer, override
 
 

@@ -28,11 +28,12 @@ from collections.abc import Mapping
 from ..encoder import Tokenizer
 from ..errors import MergeTableError
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN
-from ..symbols import SymbolTable
+from ..symbols import SymbolTable, missing_bytes_error
 from ._common import (
     ExportError,
     FormatError,
     Source,
+    check_pattern,
     decode_text,
     describe_settings,
     learned_ids,
@@ -241,11 +242,22 @@ def tokenizer_from_ranks(
         name: a label.
         source: the file name, for messages.
 
+    Returns:
+        A :class:`~bpe_core.Tokenizer` with tiktoken's semantics (ranks looked
+        up by the merged bytes) whose ids are the ranks.
+
     Raises:
         MergeTableError: single bytes missing from the ranks (listed), or a
             special id that is also a rank.
-        FormatError: a token no merge can form (see :func:`recover_merges`).
+        FormatError: a token no merge can form (see :func:`recover_merges`),
+            or a split pattern that does not compile.
     """
+    pretokenizer, pattern = pretokenizer_for_pattern(pat_str)
+    if pattern is not None:  # a pattern of our own pre-tokenizers is run as such, not compiled
+        check_pattern(pattern, source, "pat_str")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:  # before recovering merges, whose own error would name a token instead of the missing byte
+        raise MergeTableError(f"{source}: {missing_bytes_error(missing)}")
     merges = recover_merges(ranks, source)
     items = sorted(ranks.items(), key=lambda kv: kv[1])
     strings = render_many([t for t, _ in items])
@@ -254,7 +266,6 @@ def tokenizer_from_ranks(
         table = SymbolTable.from_vocab(tokens, unit="byte", specials=dict(special_tokens or {}))
     except MergeTableError as exc:
         raise type(exc)(f"{source}: {exc}") from None
-    pretokenizer, pattern = pretokenizer_for_pattern(pat_str)
     return Tokenizer(table, merges, pretokenizer=pretokenizer, pattern=pattern, name=name, merge_by="bytes")
 
 

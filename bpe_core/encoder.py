@@ -298,6 +298,9 @@ class Tokenizer:
             vocab_bpe: path of ``vocab.bpe`` (``#version: 0.2`` then one merge per line).
             name: a label (default ``"GPT-2"``).
 
+        Returns:
+            The tokenizer, with the files' 50,257 ids.
+
         Raises:
             bpe_core.formats.FormatError: a malformed file (the message names the file and line or key).
             MergeTableError: a single byte missing from the vocabulary, or a merge naming unknown tokens.
@@ -330,8 +333,12 @@ class Tokenizer:
             special_tokens: special token -> id, e.g. ``{"<|endoftext|>": 100257}``.
             name: a label.
 
+        Returns:
+            The tokenizer; its ids are the file's ranks plus the given special ids.
+
         Raises:
-            bpe_core.formats.FormatError: a malformed line (named by number).
+            bpe_core.formats.FormatError: a malformed line (named by number), or
+                a split pattern that does not compile.
             MergeTableError: a single byte missing from the ranks (listed), or a special id that is also a rank.
             OSError: the file cannot be read.
         """

@@ -104,6 +104,16 @@ def _unzip(name: str, data: bytes) -> dict[str, bytes]:
 def classify(data: bytes, filename: str) -> str:
     """The kind of one file: ``session``, ``hf_json``, ``tiktoken_json``, ``vocab_json``, ``merges`` or ``ranks``.
 
+    The content decides (JSON keys, the ``#version`` header, base64 lines);
+    the file name only breaks ties.
+
+    Args:
+        data: the file's bytes.
+        filename: its name, for messages.
+
+    Returns:
+        The kind's name.
+
     Raises:
         FormatError: the content matches no kind (:data:`EXPECTED` is in the
             message), or JSON-looking content is invalid (line and column).

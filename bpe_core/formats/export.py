@@ -120,6 +120,14 @@ def export(
 def download(source: TrainResult | Tokenizer, fmt: str, **options: object) -> Download:
     """:func:`export` as one file: a single file as is, several in a zip (``<name>-<fmt>.zip``).
 
+    Args:
+        source: a training result or a tokenizer.
+        fmt: a format name from :data:`FORMATS`.
+        options: passed to :func:`export`.
+
+    Returns:
+        A :class:`Download` with the file name, bytes and MIME type.
+
     Raises:
         OptionError, ExportError: see :func:`export`.
     """

@@ -197,6 +197,12 @@ def check_exportable(tok: Tokenizer) -> None:
 def to_vocab_json(tok: Tokenizer) -> str:
     """``vocab.json`` (GPT-2 ``encoder.json``): ``{"token": id, ...}`` in id order, UTF-8 JSON.
 
+    Args:
+        tok: the tokenizer to save.
+
+    Returns:
+        The file's text.
+
     Raises:
         ExportError: settings the pair cannot carry, or two ids sharing a token string.
     """
@@ -207,6 +213,12 @@ def to_vocab_json(tok: Tokenizer) -> str:
 
 def to_merges_txt(tok: Tokenizer) -> str:
     """``merges.txt`` (GPT-2 ``vocab.bpe``): ``#version: 0.2`` then ``left right`` per line, newline-terminated.
+
+    Args:
+        tok: the tokenizer to save.
+
+    Returns:
+        The file's text, one merge per line in rank order.
 
     Raises:
         ExportError: settings the pair cannot carry, or a merge symbol holding whitespace.

@@ -264,6 +264,14 @@ def _choice(value: object, key: str, allowed: Mapping[str, str], source: str) ->
 def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
     """Read a session file back into a tokenizer with the saved ids.
 
+    Args:
+        text: the file's content (UTF-8 JSON written by :func:`to_session`).
+        source: the file name, for messages.
+
+    Returns:
+        A :class:`Session`: the tokenizer, the saved settings and merge table,
+        the corpus hash and name, and the stop reason of the run.
+
     Raises:
         FormatError: invalid or truncated JSON (line and column), another
             ``format``/``version``, a missing or mistyped field (named), a bad

@@ -98,9 +98,13 @@ def bundled(name: str) -> Tokenizer:
 def preload(names: tuple[str, ...] = tuple(BUNDLED)) -> threading.Thread:
     """Parse the bundled tokenizers in a background thread so a page need not wait.
 
+    Args:
+        names: which bundled tokenizers to parse (default: all).
+
     Returns:
         The started daemon thread; later :func:`bundled` calls return at once
-        (or wait for the parse in progress).
+        (or wait for the parse in progress). An error in the thread is not
+        raised there: the next :func:`bundled` call parses again and raises it.
     """
     thread = threading.Thread(target=lambda: [bundled(n) for n in names], name="bpe-bundled-preload", daemon=True)
     thread.start()

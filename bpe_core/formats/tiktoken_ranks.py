@@ -155,6 +155,13 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
     (a split into tokens of any rank if no lower-ranked one exists); tiktoken
     can then still form it from those two.
 
+    Args:
+        ranks: ``{token bytes: rank}``, every single byte included.
+        source: the file name, for messages.
+
+    Returns:
+        ``(left_rank, right_rank, rank)`` per multi-byte token, in rank order.
+
     Raises:
         FormatError: a multi-byte token is no concatenation of two tokens at
             all, so no merge can ever form it.
@@ -374,6 +381,12 @@ def to_tiktoken(tok: Tokenizer) -> bytes:
     """The rank file (tiktoken ``dump_tiktoken_bpe`` layout): ``base64(token) id`` per line, in id order.
 
     Special tokens are not in the file; see :func:`to_sidecar`.
+
+    Args:
+        tok: a byte-unit tokenizer.
+
+    Returns:
+        The file's bytes (ASCII), one token per line in id order.
 
     Raises:
         ExportError: see :func:`check_exportable`.

@@ -6,19 +6,14 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from bpe_core import EncodeTrace, PieceTrace, Tokenizer
-from viz.tokens import TokenView, describe_bytes, display_for, visible
+from bpe_core import EncodeTrace, OrderDifference, PieceTrace, Tokenizer
+from viz.tokens import TokenView, describe_bytes, visible
 
 Show = Callable[[str], str]
 
 
 def _same(token: str) -> str:
     return token
-
-
-def display_of(tokenizer: Tokenizer) -> Show:
-    """How this tokenizer's token strings are shown in tables (see :func:`viz.tokens.display_for`)."""
-    return display_for(tokenizer.unit, tokenizer.end_of_word is not None)
 
 
 def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
@@ -132,4 +127,20 @@ def fallbacks_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
             for f in piece.fallbacks
         ],
         columns=["char", "offset", "kind", "bytes", "tokens", "merged"],
+    )
+
+
+def order_differences_frame(diffs: list[OrderDifference], show: Show = _same) -> pd.DataFrame:
+    """The pre-tokens that ``rank`` and ``sequential`` order cut differently: ``word`` (whitespace made
+    visible), ``rank order`` and ``sequential`` (the tokens, joined by spaces)."""
+    return pd.DataFrame(
+        [
+            {
+                "word": visible(d.text),
+                "rank order": " ".join(map(show, d.rank_tokens)),
+                "sequential": " ".join(map(show, d.sequential_tokens)),
+            }
+            for d in diffs
+        ],
+        columns=["word", "rank order", "sequential"],
     )

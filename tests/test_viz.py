@@ -182,6 +182,7 @@ def test_token_views_flags():
     unk = char.tokenizer.with_fallback("unk")
     views = token_views(unk, unk.encode_with_trace("hugs"))
     assert [v.fallback for v in views] == [False, False, True, False]
+    assert [v.text for v in views] == ["h", "ug", "<unk>", ""]
     kept = token_views(char.tokenizer, char.tokenizer.encode_with_trace("hugs"))
     assert [v.fallback for v in kept] == [False, False, True, False] and kept[2].text == "s"
 

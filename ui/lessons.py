@@ -25,10 +25,11 @@ TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 
 ORDER_RULES = "b c\na b\nab c\nabc d\na bc"
 ENGLISH = (
     "the cat sat on the mat. the café opened early and the cat came in. "
-    "we ate cake at the café, then the cat sat on the hat."
+    "we ate cake at the café, then the naive cat sat on the hat."
 )
 UNSEEN = "the naïve cat 🙂"
-"""Lesson 4's text: 'ï' and the emoji are not in :data:`ENGLISH`, so a char-level tokenizer must fall back."""
+"""Lesson 4's text: of its characters only 'ï' and the emoji are not in :data:`ENGLISH` (which spells
+'naive' without the diaeresis), so a char-level tokenizer must fall back on exactly those two."""
 HELD_OUT_CHARS = 20_000
 WORD_END_RULES = 8
 """How many merge rules lesson 6 lists per pre-tokenizer."""
@@ -300,8 +301,8 @@ LESSONS: list[Lesson] = [
     ),
     Lesson(
         "4. Byte fallback",
-        "A character that training never saw has no symbol of its own. The training text below has `café` but "
-        "no `ï` and no emoji, so `naïve` and 🙂 are new. Byte-level BPE never has that problem: it spells "
+        "A character that training never saw has no symbol of its own. The training text below has `café` "
+        "and `naive` but no `ï` and no emoji, so those two are new. Byte-level BPE never has that problem: it spells "
         "everything in bytes (`ï` is two, an emoji four). A character-level tokenizer must either give up "
         "(`<unk>`) or spell the character in byte tokens `<0xNN>`, as SentencePiece and Llama do.",
         byte_fallback,

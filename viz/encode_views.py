@@ -22,7 +22,8 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
     Each view shows the text the token stands for (hex for bytes that cut a
     UTF-8 character), its vocabulary string and id, and flags for the
     end-of-word marker, fallback (``<unk>``, ``<0xNN>``, or a character kept
-    although the training alphabet lacked it) and special tokens.
+    although the training alphabet lacked it) and special tokens. ``<unk>`` is
+    shown as ``<unk>`` (its bytes, U+FFFD, would read as a broken character).
     """
     table = tokenizer.table
     fallback_ids = set(tokenizer.byte_fallback_ids)
@@ -35,7 +36,7 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
             eow = table.ends_word[tid]
             if eow:
                 data = data[:-1]
-            text = describe_bytes(data)
+            text = table.strings[tid] if tid == tokenizer.unk_id else describe_bytes(data)
             views.append(
                 TokenView(
                     text=text,

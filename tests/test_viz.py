@@ -403,7 +403,9 @@ def test_texts_row():
 
 def test_plain_escapes_markdown():
     hostile = "![t](http://example.invalid/x.png)"
-    assert plain(hostile) == r"\!\[t\]\(http\:\/\/example\.invalid\/x\.png\)"
+    assert plain(hostile) == "\\!\\[t\\]\\(http\\:\u2060\\/\\/example\\.invalid\\/x\\.png\\)"
+    # bare links stay text: a word joiner after "http:", "www" and "@"
+    assert plain("www.x.org a@b.c 12:30") == "www\u2060\\.x\\.org a\\@\u2060b\\.c 12\\:30"
     assert plain("$5 and $6 **bold** <b>\n# title") == r"\$5 and \$6 \*\*bold\*\* \<b\> \# title"
     assert plain(ValueError("a_b")) == r"a\_b"
     assert plain("café 🙂") == "café 🙂"

@@ -15,15 +15,22 @@ import string
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z]):(?=//)|\bwww(?=\.)|@")
+JOINER = "\u2060"
+"""U+2060 WORD JOINER: invisible, and it stops markdown from seeing a bare URL."""
 
 
 def plain(text: object) -> str:
     """``text`` (anything, via ``str``) escaped so that markdown shows it literally, on one line.
 
     Every ASCII punctuation character gets a backslash, and line breaks become spaces
-    (a blank line would start a new block).
+    (a blank line would start a new block). GitHub-style markdown also turns bare
+    ``http://…``, ``www.…`` and ``a@b.c`` into links after escapes are read, so an
+    invisible word joiner (U+2060) goes after ``:``, ``www`` and ``@`` where such a
+    link would start.
     """
-    return _PUNCTUATION.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+    text = _AUTOLINK.sub("\\g<0>" + JOINER, _LINE_BREAKS.sub(" ", str(text)))
+    return _PUNCTUATION.sub(r"\\\1", text)
 
 
 def code(text: object) -> str:

@@ -19,8 +19,9 @@ import streamlit as st
 from ui import sidebar
 from ui.cache import start_preload
 
+# The page icon, served by the app itself (a material icon would be fetched from Google's fonts).
+# A comment, not a string: Streamlit's magic would draw a bare string on every page.
 ICON = Path(__file__).parent / "ui" / "icon.png"
-"""The page icon, served by the app itself (a material icon would be fetched from Google's fonts)."""
 
 st.set_page_config(page_title="BPE Explorer", page_icon=str(ICON), layout="wide")
 

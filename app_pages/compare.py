@@ -7,20 +7,23 @@ import streamlit as st
 from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
 from ui import sidebar, state
 from ui.cache import held_out_counts, sample_text, trained
-from ui.corpus import SAMPLES
+from ui.corpus import SAMPLES, shares_text
 from ui.settings import TrainSettings
 from viz.compare import (
-    STATUS_COLORS,
+    METRICS,
     compression_figure,
     first_divergence,
     merge_diff,
     merge_timeline,
     texts_row,
+    timeline_style,
     unique_tokens,
     vocab_overlap,
 )
 from viz.encode_views import token_views
+from viz.markdown import left_out, plain
 from viz.tokens import tokens_row
+from viz.train_tables import token_counts
 
 DEFAULTS = [
     ("whitespace_eow", "char", "separate", "first_seen", "rank"),
@@ -37,16 +40,19 @@ FIELDS = (
 )
 HELD_OUT_CHARS = 20_000
 TIE_EXAMPLE = "aaabdaaabac"
+MAX_DRAWN = 500
+MAX_UNIQUE = 30
+BIND = "query-params"
 
 st.title("Compare: what changes what BPE learns")
 corpus, base = sidebar.applied()
-st.caption(f"All runs train on **{corpus.name}** ({len(corpus.text):,} characters), chosen in the sidebar.")
+st.caption(f"All runs train on **{plain(corpus.name)}** ({len(corpus.text):,} characters), chosen in the sidebar.")
 
 top = st.columns([1, 1, 2])
-count = top[0].segmented_control("Runs", [2, 3, 4], default=2, key=state.CMP_COUNT, bind="query-params") or 2
-budget = top[1].number_input("Merges", 1, 20_000, 200, step=50, key=state.CMP_BUDGET, bind="query-params")
+count = top[0].segmented_control("Runs", [2, 3, 4], default=2, key=state.CMP_COUNT, bind=BIND) or 2
+budget = top[1].number_input("Merges", 1, 20_000, 200, step=50, key=state.CMP_BUDGET, bind=BIND)
 test_text = top[2].text_input(
-    "Test text", "The quick brown fox doesn't jump; unbelievable!", key=state.CMP_TEXT, bind="query-params"
+    "Test text", "The quick brown fox doesn't jump; unbelievable!", key=state.CMP_TEXT, bind=BIND
 )
 
 runs: dict[str, tuple[TrainSettings, str]] = {}
@@ -57,7 +63,7 @@ for i, col in enumerate(st.columns(count)):
         values = {}
         for (field, label, options), default in zip(FIELDS, DEFAULTS[i]):
             values[field] = st.selectbox(
-                label, options, index=options.index(default), key=state.cmp_key(i, field), bind="query-params"
+                label, options, index=options.index(default), key=state.cmp_key(i, field), bind=BIND
             )
         settings = base.with_(
             pretokenizer=values["pretokenizer"],
@@ -77,7 +83,7 @@ try:
     for name, (settings, _order) in runs.items():
         results[name] = trained(corpus.text, settings)
 except (BPEError, TypeError) as exc:
-    st.error(f"Cannot train {name}: {exc}")
+    st.error(f"Cannot train {name}: {plain(exc)}")
     st.stop()
 
 st.header("Merge timelines")
@@ -87,9 +93,8 @@ if rank is None:
 else:
     st.info(f"The tables first diverge at merge {rank + 1} (rank {rank}).")
 merges, status = merge_timeline(results)
-styled = merges.style.apply(lambda col: [f"background-color: {STATUS_COLORS.get(s, '')}" for s in status[col.name]])
-st.dataframe(styled, width="stretch", height=320)
-st.caption(" · ".join(f"{k}: {v}" for k, v in STATUS_COLORS.items()) + " (colours: green, yellow, red)")
+st.dataframe(timeline_style(merges, status), width="stretch", height=320)
+st.caption("Green: the merge is in every other run (at any rank). Yellow: in some of them. Red: in no other run.")
 
 st.header("The test text under each run")
 for col, (name, result) in zip(st.columns(len(results)), results.items()):
@@ -98,21 +103,25 @@ for col, (name, result) in zip(st.columns(len(results)), results.items()):
     trace = tok.encode_with_trace(test_text, order=order)
     with col:
         st.markdown(f"**{name}**: {len(trace.ids)} tokens ({order} order)")
-        st.html(tokens_row(token_views(tok, trace, limit=500), show_ids=False))
+        st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
+        if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
+            st.caption(f"Showing {note}.")
 
 st.header("Compression as merges are learned")
 metric = (
     st.segmented_control(
-        "Measure", ["tokens", "chars per token", "bytes per token"], default="chars per token", key=state.CMP_METRIC
+        "Measure",
+        list(METRICS),
+        default="chars per token",
+        key=state.CMP_METRIC,
+        bind=BIND,
     )
     or "chars per token"
 )
 labels = [
     label
     for label in SAMPLES
-    if label != corpus.name
-    and not label.startswith(("Toy", "Textbook"))
-    and not ("Shakespeare" in label and "Shakespeare" in corpus.name)  # the excerpt is part of the book
+    if not label.startswith(("Toy", "Textbook")) and not (corpus.source == "sample" and shares_text(label, corpus.name))
 ]
 default_held = "Wikipedia: Taylor Swift (186 KB)" if "Wikipedia: Taylor Swift (186 KB)" in labels else labels[0]
 held_label = st.selectbox(
@@ -121,10 +130,11 @@ held_label = st.selectbox(
     index=labels.index(default_held),
     key=state.CMP_HELD_OUT,
     help=f"The first {HELD_OUT_CHARS:,} characters of this sample, never trained on.",
+    bind=BIND,
 )
 held = sample_text(held_label)[:HELD_OUT_CHARS]
 c = st.columns(2)
-train_curves = {n: [r.tokens_at(k) for k in range(r.num_merges + 1)] for n, r in results.items()}
+train_curves = {n: token_counts(r) for n, r in results.items()}
 text_bytes = len(corpus.text.encode("utf-8", "surrogatepass"))
 c[0].plotly_chart(
     compression_figure(
@@ -144,31 +154,45 @@ c[1].plotly_chart(
 st.header("Vocabulary overlap")
 st.dataframe(vocab_overlap(results), hide_index=True, width="stretch")
 for name, tokens in unique_tokens(results).items():
-    st.markdown(f"**Only {name}** ({len(tokens)} shown)" if tokens else f"**Only {name}**: nothing")
-    if tokens:
-        st.html(texts_row(tokens))
+    if not tokens:
+        st.markdown(f"**Only {name}**: nothing")
+        continue
+    shown = tokens[:MAX_UNIQUE]
+    note = left_out(len(shown), len(tokens), "shown")
+    st.markdown(f"**Only {name}**: {len(tokens):,} token(s), in merge order" + (f"; {note}" if note else ""))
+    st.html(texts_row(shown))
 
 st.header("Switch the tie rule")
 c = st.columns(3)
-run_name = c[0].selectbox("Run", list(results), key=state.CMP_SWITCH_RUN)
+run_name = c[0].selectbox("Run", list(results), key=state.CMP_SWITCH_RUN, bind=BIND)
 settings = runs[run_name][0]
 other_rules = [r for r in TIE_BREAKS if r != settings.tie_break]
-rule = c[1].selectbox(f"Instead of {settings.tie_break}", other_rules, key=state.CMP_SWITCH_RULE)
+rule = c[1].selectbox(f"Instead of {settings.tie_break}", other_rules, key=state.CMP_SWITCH_RULE, bind=BIND)
 source = c[2].radio(
-    "Corpus", ["sidebar corpus", f"{TIE_EXAMPLE} (byte, none)"], key=state.CMP_SWITCH_CORPUS, horizontal=True
+    "Corpus",
+    ["sidebar corpus", f"{TIE_EXAMPLE} (byte, none)"],
+    key=state.CMP_SWITCH_CORPUS,
+    horizontal=True,
+    bind=BIND,
 )
 if source == "sidebar corpus":
     text, left = corpus.text, settings
 else:
     text = TIE_EXAMPLE
     left = settings.with_(pretokenizer="none", unit="byte", budget=3)
-a = trained(text, left)
-b = trained(text, left.with_(tie_break=rule))
-frame, first = merge_diff(a, b)
-frame = frame.rename(columns={"a": left.tie_break, "b": rule})
-if first is None:
+try:
+    diff = merge_diff(trained(text, left), trained(text, left.with_(tie_break=rule)), (left.tie_break, rule))
+except (BPEError, TypeError) as exc:
+    st.error(f"Cannot train with {rule}: {plain(exc)}")
+    st.stop()
+if diff.first is None:
     st.success(f"Same merges under {left.tie_break} and {rule}: no tie ever decided anything here.")
 else:
-    changed = int((~frame["same"]).sum())
-    st.info(f"The tables split at merge {first + 1} (rank {first}); {changed:,} of {len(frame):,} ranks differ.")
-    st.dataframe(frame.iloc[max(0, first - 2) : first + 12], hide_index=True, width="stretch")
+    differing = diff.differing
+    st.info(
+        f"The tables split at merge {diff.first + 1} (rank {diff.first}); "
+        f"{len(differing):,} of {len(diff.frame):,} ranks differ, all listed below."
+    )
+    st.dataframe(differing.drop(columns="same"), hide_index=True, width="stretch")
+with st.expander(f"Both merge tables in full ({len(diff.frame):,} ranks)"):
+    st.dataframe(diff.frame, hide_index=True, width="stretch")

@@ -9,6 +9,7 @@ from ui import sidebar, state
 from ui.cache import session_trained
 from ui.player import step_player
 from ui.step_view import render_step
+from viz.markdown import plain
 from viz.train_tables import compact, corpus_summary
 
 corpus, settings = sidebar.applied()
@@ -16,7 +17,7 @@ st.title("Train: watch BPE learn its merges")
 try:
     result = session_trained(corpus, settings)
 except (BPEError, TypeError) as exc:
-    st.error(f"Cannot train on {corpus.name}: {exc}")
+    st.error(f"Cannot train on {plain(corpus.name)}: {plain(exc)}")
     st.stop()
 st.session_state[state.RESULT] = result
 
@@ -25,7 +26,7 @@ cols = st.columns(len(summary))
 for col, (name, value) in zip(cols, summary.items()):
     col.metric(name, compact(value), help=f"{value:,}" if compact(value) != f"{value:,}" else None)
 if result.stop_reason:
-    st.info(result.stop_reason)
+    st.info(plain(result.stop_reason))
 if result.num_merges == 0:
     if result.stop_reason:
         st.warning("No merge was learned: see above why training stopped.")
@@ -36,4 +37,4 @@ if result.num_merges == 0:
         )
     st.stop()
 
-step_player(result.num_merges, lambda step: render_step(st.session_state[state.RESULT], step), key="train")
+step_player(result.num_merges, lambda step: render_step(st.session_state[state.RESULT], step), keys=state.TRAIN_PLAYER)

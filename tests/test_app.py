@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import html
+import json
+import re
+import time
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import bpe_core
+from bpe_core.formats import export
 from ui import state
+from ui.corpus import read_sample
+from ui.settings import TrainSettings
+from viz.markdown import JOINER
 
 from .conftest import REPO
 
 APP = str(REPO / "app.py")
+TRAIN = state.TRAIN_PLAYER
 
 
 def fresh() -> AppTest:
@@ -21,12 +32,52 @@ def submit(at: AppTest) -> AppTest:
     return at.run()
 
 
+def seen(markdown: str) -> str:
+    """The text markdown shows: backslash escapes (viz.markdown.plain) undone, word joiners invisible."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace(JOINER, "")
+
+
 def subheaders(at: AppTest) -> list[str]:
-    return [s.value for s in at.subheader]
+    return [seen(s.value) for s in at.subheader]
+
+
+def captions(at: AppTest, sidebar: bool = False) -> list[str]:
+    return [seen(c.value) for c in (at.sidebar.caption if sidebar else at.caption)]
 
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+def token_texts(at: AppTest) -> list[list[str]]:
+    """The text of every token box, one list per st.html row (whitespace as drawn: ·)."""
+    rows = [re.findall(r'class="bpe-tok[^"]*"[^>]*>([^<]*)', h.proto.body) for h in at.get("html")]
+    return [[html.unescape(t).replace("\xa0", "") for t in row] for row in rows]
+
+
+def frame_with(at: AppTest, *columns: str):
+    """The first dataframe on screen that has all these columns."""
+    return next(df.value for df in at.dataframe if set(columns) <= set(df.value.columns))
+
+
+def chart_traces(at: AppTest, index: int) -> list[dict]:
+    """The plotly traces of chart ``index`` as drawn (names, x and y)."""
+    return json.loads(at.get("plotly_chart")[index].proto.spec)["data"]
+
+
+WORD_ENDS = {
+    "separate": ["the", "cat", "at", "e", "the", "ca", "k", "e"],
+    "attached": ["the", "cat", "at", "e", "the", "ca", "k", "e"],
+    "trailing": ["the·", "cat·", "at", "e·", "the·", "ca", "k", "e"],
+    "leading": ["the", "·cat", "·at", "e", "·the", "·ca", "k", "e"],
+}
+"""Lesson 6's sentence 'the cat ate the cake' under each pre-tokenizer (token box texts)."""
+HOSTILE_NAME = "![t](http://example.invalid/x.png) **b** $x$"
+DEFAULT_CORPUS = read_sample("Shakespeare excerpt (12 KB)")
+
+
+def default_result() -> bpe_core.TrainResult:
+    return bpe_core.train(DEFAULT_CORPUS, **TrainSettings().kwargs())
 
 
 @pytest.fixture()
@@ -43,30 +94,44 @@ def test_default_load_trains_the_default_sample(at):
     assert subheaders(at)[0] == "Merge 1 of 200: “e” + “</w>” → “e</w>”"
     m = metrics(at)
     assert m["merges"] == "200" and m["alphabet"] == "57" and m["pair count"] == "350"
-    assert any("Shakespeare excerpt" in c.value for c in at.sidebar.caption)
+    assert "Training on **Shakespeare excerpt (12 KB)**: 11,916 characters" in captions(at, sidebar=True)
     assert at.dataframe[0].value.iloc[0]["count"] == 350
+    assert not [m.value for m in at.markdown if "page icon" in m.value]  # no stray string drawn by magic
+    pairs = default_result().num_pairs_at(0)
+    assert pairs == 541 and f"Showing the top 10 of {pairs:,} distinct pairs ({pairs - 10:,} left out)." in captions(at)
 
 
 def test_stepping(at):
-    at.button(key="train_next").click().run()
+    at.button(key=TRAIN.next).click().run()
     assert subheaders(at)[0].startswith("Merge 2 of 200: “t” + “h”")
-    at.button(key="train_last").click().run()
+    at.button(key=TRAIN.last).click().run()
     assert subheaders(at)[0].startswith("Merge 200 of 200")
-    at.button(key="train_next").click().run()
+    at.button(key=TRAIN.next).click().run()
     assert subheaders(at)[0].startswith("Merge 200 of 200")
-    at.slider(key="train_step").set_value(50).run()
+    at.slider(key=TRAIN.step).set_value(50).run()
     assert subheaders(at)[0].startswith("Merge 50 of 200")
-    at.button(key="train_prev").click().run()
+    at.button(key=TRAIN.prev).click().run()
     assert subheaders(at)[0].startswith("Merge 49 of 200")
     assert not at.exception
 
 
-def test_play_starts_and_pauses(at):
-    at.button(key="train_play").click().run()
-    assert at.session_state["train_playing"] is True
-    assert any(b.key == "train_pause" for b in at.button)
-    at.button(key="train_pause").click().run()
-    assert at.session_state["train_playing"] is False
+def test_play_starts_advances_and_pauses(at):
+    at.button(key=TRAIN.play).click().run()
+    assert at.session_state[TRAIN.playing] is True
+    assert any(b.key == TRAIN.pause for b in at.button)
+    assert subheaders(at)[0].startswith("Merge 1 of 200")
+    assert at.get("progress")[0].proto.text == "Merge 1 of 200"
+    for shown in (2, 3):  # one frame per interval (0.5 s): rerunning after it advances one step
+        time.sleep(0.5)
+        at.run()
+        assert subheaders(at)[0].startswith(f"Merge {shown} of 200")
+    assert subheaders(at)[0] == "Merge 3 of 200: “t” + “</w>” → “t</w>”"
+    at.button(key=TRAIN.pause).click().run()
+    assert at.session_state[TRAIN.playing] is False
+    time.sleep(0.5)
+    at.run()
+    assert subheaders(at)[0].startswith("Merge 3 of 200")  # paused: stays put
+    assert at.slider(key=TRAIN.step).value == 3
 
 
 def test_changing_settings_retrains(at):
@@ -76,7 +141,7 @@ def test_changing_settings_retrains(at):
     submit(at)
     assert not at.exception
     assert metrics(at)["merges"] == "10"
-    at.slider(key="train_step").set_value(1).run()
+    at.slider(key=TRAIN.step).set_value(1).run()
     assert subheaders(at)[0] == "Merge 1 of 10: “e” + “s” → “es”"
     status = at.dataframe[0].value["status"].tolist()
     assert status[0] == "won the tie" and status[1] == "tied, lost"
@@ -87,14 +152,14 @@ def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):
     at.number_input(key=state.BUDGET).set_value(5)
     submit(at)
     assert not at.exception
-    assert "below the minimum of 57" in at.error[0].value
+    assert "below the minimum of 57" in seen(at.error[0].value)
 
 
 def test_empty_paste_is_refused(at):
     at.segmented_control(key=state.SOURCE).set_value("Paste").run()
     at.text_area(key=state.PASTE).set_value("   \n ")
     submit(at)
-    assert "pasted text is empty" in at.sidebar.error[0].value
+    assert "pasted text is empty" in seen(at.sidebar.error[0].value)
     assert subheaders(at)[0].startswith("Merge 1 of 200")
 
 
@@ -107,15 +172,15 @@ def test_paste_and_upload(at):
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     at.file_uploader(key=state.UPLOAD).set_value(("crlf.txt", b"abc abc\r\nabd abd\r\n", "text/plain"))
     submit(at)
-    assert any("crlf.txt" in c.value for c in at.sidebar.caption)
+    assert any("crlf.txt" in c for c in captions(at, sidebar=True))
     assert subheaders(at)[0] == "Merge 1 of 5: “a” + “b” → “ab”"
 
     at.file_uploader(key=state.UPLOAD).set_value(("bin.txt", b"\x00\x01\x02binary", "text/plain"))
     submit(at)
-    assert "binary" in at.sidebar.error[0].value
+    assert "binary" in seen(at.sidebar.error[0].value)
     at.file_uploader(key=state.UPLOAD).set_value(("latin1.txt", "café".encode("latin-1"), "text/plain"))
     submit(at)
-    assert "not UTF-8" in at.sidebar.error[0].value
+    assert "not UTF-8" in seen(at.sidebar.error[0].value)
 
 
 def test_byte_level_gpt2_training(at):
@@ -146,11 +211,110 @@ def test_encode_default_sentence(at):
 def test_encode_text_and_orders(at):
     encode_page(at)
     at.text_area(key=state.ENCODE_TEXT).set_value("the lowest").run()
-    assert metrics(at)["characters"] == "10"
+    tok = default_result().tokenizer
+    rank_tokens = [t.removesuffix("</w>") for t in tok.tokenize("the lowest")]
+    assert metrics(at)["characters"] == "10" and metrics(at)["tokens"] == str(len(rank_tokens))
+    assert token_texts(at)[0] == rank_tokens
     at.radio(key=state.ENCODE_ORDER).set_value("sequential").run()
     assert not at.exception
+    # a trained table builds every token after its parts, so the two orders agree here
+    assert token_texts(at)[0] == rank_tokens and metrics(at)["tokens"] == str(len(rank_tokens))
+    assert not any("merge orders cut" in i.value for i in at.info)
     labels = at.selectbox(key=state.ENCODE_PIECE).options
-    assert labels[0].startswith("#0 'the' →")
+    assert labels == [
+        f"#0 'the' → {len(tok.tokenize('the'))} token",
+        f"#1 'lowest' → {len(tok.tokenize('lowest'))} tokens",
+    ]
+    steps = frame_with(at, "step", "rank", "after")
+    assert steps["rank"].tolist() == sorted(steps["rank"])  # the rules fired lowest rank first
+
+
+def upload_tokenizer(at: AppTest, files: dict[str, bytes]) -> AppTest:
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("Uploaded file").run()
+    ((name, data),) = files.items()
+    at.file_uploader(key=state.TOKENIZER_UPLOAD).set_value((name, data, "application/json")).run()
+    assert not at.exception
+    return at
+
+
+def test_encode_orders_that_disagree(at):
+    rules = [("b", "c"), ("a", "b"), ("ab", "c"), ("abc", "d"), ("a", "bc")]
+    tok = bpe_core.Tokenizer.from_merges(rules, pretokenizer="whitespace")
+    encode_page(at)
+    upload_tokenizer(at, export(tok, "hf_json"))
+    at.text_area(key=state.ENCODE_TEXT).set_value("abcd abcd").run()
+    assert token_texts(at)[0] == ["abcd", "abcd"]
+    assert at.info[0].value == "The two merge orders cut 1 word(s) differently:"
+    assert frame_with(at, "rank order").values.tolist() == [["abcd", "abcd", "abc d"]]
+    assert [m.value for m in at.markdown if m.value.endswith(" order**")] == ["**rank order**", "**sequential order**"]
+    at.radio(key=state.ENCODE_ORDER).set_value("sequential").run()
+    assert token_texts(at)[0] == ["abc", "d", "abc", "d"] and metrics(at)["tokens"] == "4"
+
+
+def test_encode_fallback_choice_for_char_tokenizers(at):
+    encode_page(at)
+    assert at.radio(key=state.ENCODE_FALLBACK).value == "keep"
+    at.text_area(key=state.ENCODE_TEXT).set_value("tea ☕").run()  # ☕ is not in the Shakespeare alphabet
+    assert token_texts(at)[0][-2:] == ["☕", ""]  # kept as its own symbol, then the end-of-word marker
+    at.selectbox(key=state.ENCODE_PIECE).set_value("#1 '☕' → 2 tokens").run()
+    assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "kept", "☕"]]
+    at.radio(key=state.ENCODE_FALLBACK).set_value("unk").run()
+    assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "unk", "<unk>"]]
+    assert token_texts(at)[0][-2:] == ["<unk>", ""]
+    assert "not in the alphabet" in seen(at.warning[0].value)
+    at.radio(key=state.ENCODE_FALLBACK).set_value("bytes").run()
+    assert token_texts(at)[0][-4:] == ["⟨E2⟩", "⟨98⟩", "⟨95⟩", ""]
+    assert at.success[0].value.startswith("Round trip holds")
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("GPT-2").run()
+    assert not [r for r in at.radio if r.key == state.ENCODE_FALLBACK]  # byte level never falls back
+
+
+def test_encode_is_cached_per_input(at, monkeypatch):
+    calls = []
+    real = bpe_core.Tokenizer.encode_with_trace
+
+    def counting(self, text, **kw):
+        calls.append(text)
+        return real(self, text, **kw)
+
+    monkeypatch.setattr(bpe_core.Tokenizer, "encode_with_trace", counting)
+    encode_page(at)
+    text = "a text only this test encodes: cached?"
+    at.text_area(key=state.ENCODE_TEXT).set_value(text).run()
+    assert calls.count(text) == 1
+    at.toggle(key=state.SHOW_IDS).set_value(False).run()
+    at.toggle(key=state.SHOW_WHITESPACE).set_value(False).run()
+    at.selectbox(key=state.ENCODE_PIECE).set_value(at.selectbox(key=state.ENCODE_PIECE).options[2]).run()
+    assert calls.count(text) == 1  # display toggles and another pre-token reuse the encoding
+    assert "<small>" not in at.get("html")[0].proto.body  # ids hidden
+    other = AppTest.from_file(APP, default_timeout=120).run()
+    encode_page(other)
+    other.text_area(key=state.ENCODE_TEXT).set_value(text).run()
+    assert calls.count(text) == 1  # another session: st.cache_data
+    at.radio(key=state.ENCODE_ORDER).set_value("sequential").run()
+    assert calls.count(text) == 2
+
+
+def test_encode_link_opens_the_same_frame():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/encode.py")
+    at.query_params.update(
+        {
+            state.ENCODE_TEXT: "the lowest",
+            state.ENCODE_ORDER: "sequential",
+            state.SHOW_IDS: "false",
+            state.ENCODE_FALLBACK: "bytes",
+            state.ENCODE_TOKENIZER: "Trained here",
+        }
+    )
+    at.run()
+    assert not at.exception
+    assert at.text_area(key=state.ENCODE_TEXT).value == "the lowest"
+    assert at.radio(key=state.ENCODE_ORDER).value == "sequential"
+    assert at.toggle(key=state.SHOW_IDS).value is False
+    assert at.radio(key=state.ENCODE_FALLBACK).value == "bytes"
+    assert metrics(at)["characters"] == "10"
+    assert "<small>" not in at.get("html")[0].proto.body  # no ids under the tokens
 
 
 def test_encode_reports_whitespace_loss(at):
@@ -200,7 +364,54 @@ def test_compare_four_runs_and_tie_switch(at):
     at.radio(key=state.CMP_SWITCH_CORPUS).set_value("aaabdaaabac (byte, none)")
     at.selectbox(key=state.CMP_SWITCH_RULE).set_value("alphabetical").run()
     assert not at.exception
+    assert at.info[-1].value == "The tables split at merge 2 (rank 1); 2 of 3 ranks differ, all listed below."
+    differing = frame_with(at, "first_seen", "alphabetical")
+    assert differing.values.tolist() == [[1, "aa + a", "a + b"], [2, "aaa + b", "aa + ab"]]
+    full = next(df.value for df in at.dataframe if "same" in df.value.columns)
+    assert full.values.tolist() == [
+        [0, "a + a", "a + a", True],
+        [1, "aa + a", "a + b", False],
+        [2, "aaa + b", "aa + ab", False],
+    ]
+
+
+def test_compare_sidebar_corpus_tie_switch_lists_every_difference(at):
+    compare_page(at)
+    at.selectbox(key=state.CMP_SWITCH_RULE).set_value("subword_nmt").run()
+    corpus_settings = TrainSettings().with_(budget=200)
+    a = bpe_core.train(DEFAULT_CORPUS, **corpus_settings.kwargs())
+    b = bpe_core.train(DEFAULT_CORPUS, **corpus_settings.with_(tie_break="subword_nmt").kwargs())
+    differ = sum(x != y for x, y in zip(a.merges, b.merges))
+    info = at.info[-1].value
+    assert info.endswith(f"{differ:,} of 200 ranks differ, all listed below.")
+    assert len(frame_with(at, "first_seen", "subword_nmt")) == differ
+
+
+def test_compare_link_opens_the_same_frame():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/compare.py")
+    at.query_params.update(
+        {
+            state.CMP_METRIC: "tokens per character",
+            state.CMP_HELD_OUT: "UDHR in 84 languages + emoji (1.7 MB)",
+            state.CMP_SWITCH_CORPUS: "aaabdaaabac (byte, none)",
+            state.CMP_SWITCH_RULE: "hf_tokenizers",
+        }
+    )
+    at.run()
+    assert not at.exception
+    assert at.segmented_control(key=state.CMP_METRIC).value == "tokens per character"
+    assert at.selectbox(key=state.CMP_HELD_OUT).value == "UDHR in 84 languages + emoji (1.7 MB)"
+    assert at.selectbox(key=state.CMP_SWITCH_RULE).value == "hf_tokenizers"
     assert at.info[-1].value.startswith("The tables split at merge 2 (rank 1)")
+    # neither the training text nor the book it is cut from counts as held out
+    assert at.selectbox(key=state.CMP_HELD_OUT).options == [
+        "Wikipedia: Taylor Swift (186 KB)",
+        "UDHR in 84 languages + emoji (1.7 MB)",
+    ]
+    spec = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert spec["layout"]["yaxis"]["title"]["text"] == "tokens per character"
+    assert spec["layout"]["title"]["text"] == "Held out: UDHR in 84 languages + emoji (1.7 MB)"
 
 
 # ----------------------------------------------------------------- Lessons page
@@ -216,9 +427,9 @@ def lesson(at: AppTest, title: str) -> AppTest:
 
 def test_lesson_merges_form(at):
     lesson(at, "1. Merges form")
-    assert at.subheader[0].value == "Merge 1 of 10: “e” + “s” → “es”"
-    at.button(key="lesson1_next").click().run()
-    assert at.subheader[0].value == "Merge 2 of 10: “es” + “t” → “est”"
+    assert subheaders(at)[0] == "Merge 1 of 10: “e” + “s” → “es”"
+    at.button(key=state.lesson_player(1).next).click().run()
+    assert subheaders(at)[0] == "Merge 2 of 10: “es” + “t” → “est”"
 
 
 def test_lesson_ties(at):
@@ -243,9 +454,20 @@ def test_lesson_byte_fallback(at):
     lesson(at, "4. Byte fallback")
     titles = [m.value for m in at.markdown if m.value.startswith("**")]
     assert [t.split("**")[1] for t in titles] == ["byte-level (GPT-2)", "char + <unk>", "char + <0xNN> bytes"]
-    kinds = [set(df.value["kind"]) for df in at.dataframe]
-    assert kinds[0] == {"raw_bytes"} and "unk" in kinds[1] and "bytes" in kinds[2]
-    assert len(at.success) == 2 and "<unk>" in at.warning[0].value
+    byte, unk, nn = (df.value for df in at.dataframe)
+    assert byte[["char", "kind", "tokens"]].values.tolist() == [
+        ["ï", "raw_bytes", "⟨C3⟩ ⟨AF⟩"],
+        ["🙂", "raw_bytes", "⟨F0⟩ ⟨9F⟩ ⟨99⟩ ⟨82⟩"],
+    ]
+    # char level: exactly the two characters the training text lacks fall back
+    assert unk[["char", "kind", "tokens"]].values.tolist() == [["ï", "unk", "<unk>"], ["🙂", "unk", "<unk>"]]
+    assert nn[["char", "kind", "tokens"]].values.tolist() == [
+        ["ï", "bytes", "<0xC3> <0xAF>"],
+        ["🙂", "bytes", "<0xF0> <0x9F> <0x99> <0x82>"],
+    ]
+    rows = token_texts(at)
+    assert rows[1].count("<unk>") == 2 and "⟨C3⟩" in rows[2] and "⟨82⟩" in rows[2]
+    assert len(at.success) == 2 and "encoded as <unk>" in seen(at.warning[0].value)
 
 
 def test_lessons_with_nothing_to_merge(at):
@@ -270,6 +492,14 @@ def test_lesson_word_ends(at):
     lesson(at, "6. Where words end")
     titles = [m.value for m in at.markdown if m.value.startswith("**")]
     assert titles == ["**</w> separate**", "**</w> attached**", "**trailing space**", "**GPT-2 leading space**"]
+    separate, attached, trailing, leading = token_texts(at)
+    assert separate == WORD_ENDS["separate"] and attached == WORD_ENDS["attached"]
+    assert trailing == WORD_ENDS["trailing"] and leading == WORD_ENDS["leading"]
+    ends = [h.proto.body.count('class="bpe-eow"') for h in at.get("html")]
+    assert ends == [5, 5, 0, 0]  # one </w> per word, drawn after the word's last token
+    rules = [df.value for df in at.dataframe]
+    assert [r["token"].iloc[0] for r in rules] == ["e</w>", "th", "e·", "at"]
+    assert "</w>" in rules[0]["right"].tolist() and "·" not in "".join(rules[3]["right"].str[-1:])
 
 
 def test_lesson_merge_order(at):
@@ -277,12 +507,47 @@ def test_lesson_merge_order(at):
     lines = [m.value for m in at.markdown if " order → " in m.value]
     assert lines[:2] == ["rank order → `abcd`", "sequential order → `abc` `d`"]
     at.text_area(key=state.lesson_key(7, "rules")).set_value("a b\nab c d").run()
-    assert "line 2" in at.error[0].value
+    assert "line 2" in seen(at.error[0].value)
 
 
 def test_lesson_vocab_tradeoff(at):
     lesson(at, "8. Vocabulary size trade-off")
-    assert len(at.get("plotly_chart")) == 2
+    at.number_input(key=state.lesson_key(8, "merges")).set_value(50).run()
+    assert not at.exception
+    text = read_sample("Wikipedia: Taylor Swift (186 KB)")
+    held = read_sample("Tiny Shakespeare (1.1 MB)")[:20_000]
+    result = bpe_core.train(text, num_merges=50, pretokenizer="gpt2", unit="byte")
+    from bpe_core.compression import token_counts_by_merges
+
+    held_counts = token_counts_by_merges(result.tokenizer, held)
+    per_char, chars_per = chart_traces(at, 0), chart_traces(at, 1)
+    assert [t["name"] for t in per_char] == [
+        "training corpus: Wikipedia: Taylor Swift (186 KB)",
+        "held out: Tiny Shakespeare (1.1 MB)",
+    ]
+    assert per_char[0]["x"][0] == 256 and per_char[0]["x"][-1] == 306  # vocabulary size: 256 bytes + merges
+    assert per_char[0]["y"][0] == pytest.approx(result.initial_tokens / result.text_chars)
+    assert per_char[0]["y"][-1] == pytest.approx(result.tokens_at(50) / result.text_chars)
+    assert per_char[1]["y"] == pytest.approx([c / len(held) for c in held_counts])
+    assert per_char[0]["y"][-1] < per_char[0]["y"][0]  # more merges, fewer tokens per character
+    assert chars_per[1]["y"] == pytest.approx([len(held) / c for c in held_counts])
+    assert at.caption[0].value == (
+        f"With a vocabulary of 306: training corpus: Wikipedia: Taylor Swift (186 KB), "
+        f"{result.tokens_at(50) / result.text_chars:.3f} tokens per character; held out: Tiny Shakespeare (1.1 MB), "
+        f"{held_counts[-1] / len(held):.3f} tokens per character."
+    )
+    at.selectbox(key=state.lesson_key(8, "corpus")).set_value("Shakespeare excerpt (12 KB)").run()
+    assert at.warning[0].value.startswith("Held-out text should be text the tokenizer never saw")
+
+
+def test_lesson_link_restores_the_merge_count():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/lessons.py")
+    at.query_params.update({state.LESSON: "8. Vocabulary size trade-off", state.lesson_key(8, "merges"): "100"})
+    at.run()
+    assert not at.exception
+    assert at.number_input(key=state.lesson_key(8, "merges")).value == 100
+    assert chart_traces(at, 0)[0]["x"][-1] == 356
 
 
 # ----------------------------------------------------------------- real tokenizers and files on the Encode page
@@ -309,7 +574,7 @@ def test_downloads_and_upload_round_trip(at):
     encode_page(at)
     buttons = {b.label: b for b in at.get("download_button")}
     assert {"gpt2", "subword_nmt", "session"} <= set(buttons)
-    proofs = [c.value for c in at.caption if "✔ identical" in c.value]
+    proofs = [c for c in captions(at) if "✔ identical" in c]
     assert len(proofs) == 3
     from bpe_core.formats import export
     from ui.cache import sample_text
@@ -334,4 +599,35 @@ def test_upload_malformed_tokenizer_file(at):
     at.file_uploader(key=state.TOKENIZER_UPLOAD).set_value(("tokenizer.json", b'{"model": {"type": "BPE"', "text/json"))
     at.run()
     assert not at.exception
-    assert at.error[0].value.startswith("Cannot use this tokenizer:")
+    assert seen(at.error[0].value).startswith("Cannot use this tokenizer:")
+
+
+def test_names_from_an_uploaded_session_are_plain_text(at):
+    """A session's name, its corpus name and the file name reach captions as text, never as markdown."""
+    result = default_result()
+    files = export(result, "session", name=HOSTILE_NAME, corpus=DEFAULT_CORPUS, corpus_name=HOSTILE_NAME)
+    ((_name, data),) = files.items()
+    encode_page(at)
+    upload_tokenizer(at, {"![f](http:x.invalid) `x`.json": data})
+    raw = [c.value for c in at.caption]
+    session = next(c for c in raw if c.startswith("Session "))
+    loaded = next(c for c in raw if c.startswith("Loaded "))
+    rest = session.replace(f"`{HOSTILE_NAME}`", "")  # the session name, literal in a code span
+    assert "![" not in rest and "](" not in rest and "**b**" not in rest and "$x$" not in rest
+    assert seen(session).startswith(
+        f"Session `{HOSTILE_NAME}`: whitespace_eow, char, first_seen, trained on {HOSTILE_NAME} (SHA-256 "
+    )
+    assert loaded.startswith("Loaded ``![f](http:x.invalid) `x`.json`` as session")  # the backtick cannot close it
+    assert metrics(at)["tokens"] == "44"
+
+
+def test_sidebar_help_names_each_option_and_its_source(at):
+    pretokenizer = at.selectbox(key=state.PRETOKENIZER).help
+    lines = [line for line in pretokenizer.splitlines() if line.startswith("- **")]
+    assert [line.split("**")[1] for line in lines] == list(bpe_core.PRETOKENIZERS)
+    for source in ("Sennrich et al. 2016", "GPT-2", "cl100k_base", "Gage 1994"):
+        assert source in pretokenizer
+    tie = at.selectbox(key=state.TIE_BREAK).help
+    assert [line.split("**")[1] for line in tie.splitlines() if line.startswith("- **")] == list(bpe_core.TIE_BREAKS)
+    assert "minbpe" in tie and "subword-nmt" in tie and "BpeTrainer" in tie
+    assert "Sennrich et al. 2016" in at.number_input(key=state.BUDGET).help

@@ -204,3 +204,31 @@ def test_upload_binary_file_gets_a_clear_message(page, tmp_path):
     page.get_by_text("looks like a binary file").wait_for(timeout=20_000)
     assert _heading(page).startswith("Merge 1 of 200")
     _shot(page, "upload-binary")
+
+
+def test_session_names_are_text_not_markdown(page, tmp_path):
+    """A session whose names hold a markdown image: shown as text, and nothing is fetched from outside."""
+    import bpe_core
+    from bpe_core.formats import export
+    from ui.corpus import read_sample
+    from ui.settings import TrainSettings
+
+    name = "![t](http://example.invalid/x.png) **bold**"
+    corpus = read_sample("Shakespeare excerpt (12 KB)")
+    result = bpe_core.train(corpus, **TrainSettings().kwargs())
+    ((_file, data),) = export(result, "session", name=name, corpus=corpus, corpus_name=name).items()
+    path = tmp_path / "session.json"
+    path.write_bytes(data)
+    _heading(page)
+    page.get_by_role("link", name="Encode").click()
+    page.get_by_label("Text to encode").wait_for(timeout=60_000)
+    page.get_by_text("Uploaded file", exact=True).click()
+    page.locator("input[type=file]").last.set_input_files(str(path))
+    page.get_by_text("is the one this session was trained on").wait_for(timeout=60_000)
+    caption = page.get_by_text(re.compile(r"^Session ")).first
+    assert caption.inner_text().count("![t](http://example.invalid/x.png) **bold**") == 1  # the code span
+    assert caption.inner_text().replace("\u2060", "").count("![t](http://example.invalid/x.png) **bold**") == 2
+    assert page.locator("img[src*='example.invalid']").count() == 0
+    assert page.locator("a[href*='example.invalid']").count() == 0  # not even a bare link
+    assert page.locator("strong", has_text="bold").count() == 0
+    _shot(page, "encode-session-names")

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
-from ui.corpus import MAX_UPLOAD_MB, SAMPLES, CorpusChoice, CorpusInputError, check_paste, decode_upload, read_sample
+from ui.corpus import (
+    MAX_UPLOAD_MB,
+    SAMPLE_DIR,
+    SAMPLES,
+    CorpusChoice,
+    CorpusInputError,
+    check_paste,
+    decode_upload,
+    read_sample,
+    shares_text,
+)
 
 
 def test_utf8_upload_keeps_crlf_and_drops_the_bom():
@@ -35,9 +47,26 @@ def test_paste_checks():
 
 
 def test_every_sample_reads_and_hashes():
-    for label in SAMPLES:
+    digests = set()
+    for label, file in SAMPLES.items():
+        data = (SAMPLE_DIR / file).read_bytes()
         text = read_sample(label)
-        assert text.strip()
-        assert len(CorpusChoice("sample", label, text).digest) == 12
+        assert text == data.decode("utf-8") and text.strip()
+        digest = CorpusChoice("sample", label, text).digest
+        assert digest == hashlib.sha256(data).hexdigest()[:12]  # the SHA-256 of the file as stored
+        digests.add(digest)
+    assert len(digests) == len(SAMPLES)  # links tell every sample apart
+    textbook = read_sample("Textbook: low lower newest widest")
+    assert textbook.split() == ["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3
+    assert CorpusChoice("paste", "pasted text", "hug pug").digest == hashlib.sha256(b"hug pug").hexdigest()[:12]
     with pytest.raises(CorpusInputError, match="unknown sample"):
         read_sample("nope")
+
+
+def test_held_out_samples_share_no_text():
+    assert shares_text("Tiny Shakespeare (1.1 MB)", "Tiny Shakespeare (1.1 MB)")
+    assert shares_text("Shakespeare excerpt (12 KB)", "Tiny Shakespeare (1.1 MB)")
+    assert shares_text("Tiny Shakespeare (1.1 MB)", "Shakespeare excerpt (12 KB)")
+    assert not shares_text("Wikipedia: Taylor Swift (186 KB)", "Tiny Shakespeare (1.1 MB)")
+    excerpt = read_sample("Shakespeare excerpt (12 KB)")
+    assert excerpt[:2000] in read_sample("Tiny Shakespeare (1.1 MB)")  # why they count as one text

@@ -5,17 +5,44 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import Tokenizer, train
+from viz.compare import (
+    compression_figure,
+    compression_values,
+    first_divergence,
+    merge_diff,
+    merge_texts,
+    merge_timeline,
+    texts_row,
+    timeline_css,
+    timeline_style,
+    token_text,
+    unique_tokens,
+    vocab_overlap,
+    vocab_texts,
+)
 from viz.encode_views import (
     blocked_frame,
     encode_stats,
     fallbacks_frame,
+    order_differences_frame,
     piece_label,
     rule_steps_frame,
     token_views,
 )
-from viz.tokens import TokenView, describe_bytes, tokens_row, view_of_string, visible, word_change_html
-from viz.train_charts import compression_figure, merge_count_figure, vocab_growth_figure
-from viz.train_tables import corpus_summary, merges_frame, pair_counts_frame, word_changes_frame
+from viz.markdown import code, left_out, plain
+from viz.tokens import (
+    TokenView,
+    describe_bytes,
+    display_of,
+    end_of_word_mode,
+    strings_row,
+    tokens_row,
+    view_of_string,
+    visible,
+    word_change_html,
+)
+from viz.train_charts import corpus_length_figure, mark_step, merge_count_figure, vocab_growth_figure
+from viz.train_tables import compact, corpus_summary, merges_frame, pair_counts_frame, token_counts, word_changes_frame
 
 LOW = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider new new"
 
@@ -74,8 +101,8 @@ def test_merge_count_figure(low):
     assert fig.layout.shapes[0].x0 == 3
 
 
-def test_compression_figure(low):
-    fig = compression_figure(low, 4)
+def test_corpus_length_figure(low):
+    fig = corpus_length_figure(low, 4)
     assert list(fig.data[0].x) == list(range(11))
     assert fig.data[0].y[0] == low.initial_tokens and fig.data[0].y[4] == low.steps[3].tokens_after
     assert fig.data[1].y[0] == pytest.approx(len(LOW) / low.initial_tokens)
@@ -152,9 +179,10 @@ def test_token_views_flags():
     assert token_views(tok, trace, limit=2) == views[:2]
 
     char = train("hug pug bug", num_merges=2)
-    unk = Tokenizer(char.tokenizer.table, char.tokenizer.merge_ids, pretokenizer="whitespace_eow", fallback="unk")
+    unk = char.tokenizer.with_fallback("unk")
     views = token_views(unk, unk.encode_with_trace("hugs"))
     assert [v.fallback for v in views] == [False, False, True, False]
+    assert [v.text for v in views] == ["h", "ug", "<unk>", ""]
     kept = token_views(char.tokenizer, char.tokenizer.encode_with_trace("hugs"))
     assert [v.fallback for v in kept] == [False, False, True, False] and kept[2].text == "s"
 
@@ -181,3 +209,218 @@ def test_rule_blocked_and_fallback_frames():
     fb = fallbacks_frame(piece)
     assert fb[["char", "kind", "bytes", "tokens"]].values.tolist() == [["s", "kept", "73", "s"]]
     assert piece_label(0, piece) == "#0 'hugs' → 4 tokens"
+
+
+def test_order_differences_frame():
+    tok = Tokenizer.from_merges([("b", "c"), ("a", "b"), ("ab", "c"), ("abc", "d"), ("a", "bc")], pretokenizer="none")
+    frame = order_differences_frame(tok.order_differences("abcd abcd"))
+    assert frame.values.tolist() == [["abcd·abcd", "abcd   abcd", "abc d   abc d"]]
+    assert list(order_differences_frame([]).columns) == ["word", "rank order", "sequential"]
+
+
+def test_display_of_follows_the_tokenizer_or_result(low):
+    assert end_of_word_mode(low) and end_of_word_mode(low.tokenizer)
+    assert display_of(low)("er</w>") == "er</w>"
+    gpt2 = train("the cat the hat", num_merges=3, pretokenizer="gpt2", unit="byte")
+    assert not end_of_word_mode(gpt2) and not end_of_word_mode(gpt2.tokenizer)
+    assert display_of(gpt2)("Ġthe") == "·the" and display_of(gpt2.tokenizer)("Ġthe") == "·the"
+
+
+def test_strings_row_and_mark_step(low):
+    html = strings_row(["er</w>", "a<b"], "char", True)
+    assert html.count('class="bpe-tok') == 2 and "a&lt;b" in html and '<span class="bpe-eow">&lt;/w&gt;</span>' in html
+    assert "<small>" not in html  # no ids in a training-trace row
+    fig = merge_count_figure(low, 2)
+    mark_step(fig, 7)
+    assert [s.x0 for s in fig.layout.shapes] == [7] and [a.text for a in fig.layout.annotations] == ["merge 7"]
+    assert fig.layout.annotations[0].xanchor == "right"  # right half of merges 1..10: the label sits left of the line
+    mark_step(fig, None)
+    assert len(fig.layout.shapes) == 0 and len(fig.layout.annotations) == 0
+
+
+def test_compact():
+    assert compact(9732) == "9,732"
+    assert compact(1_120_000) == "1.12 M"
+    assert compact(2.47) == "2.47"
+    assert compact(3.0) == "3"
+
+
+def test_token_counts(low):
+    counts = token_counts(low)
+    assert len(counts) == 11
+    assert counts[0] == low.initial_tokens and counts[1:] == [s.tokens_after for s in low.steps]
+
+
+# ----------------------------------------------------------------- comparing runs
+
+TIE = "aaabdaaabac"
+
+
+@pytest.fixture(scope="module")
+def tie_runs():
+    """The tie example under three rules, char unit, no pre-tokenizer, 3 merges."""
+    return {
+        rule: train(TIE, num_merges=3, pretokenizer="none", unit="char", tie_break=rule)
+        for rule in ("first_seen", "alphabetical", "subword_nmt")
+    }
+
+
+def test_merge_texts_and_token_text():
+    gpt2 = train("the cat the hat", num_merges=4, pretokenizer="gpt2", unit="byte")
+    assert token_text("Ġthe", gpt2) == "·the"
+    assert merge_texts(gpt2) == ["t + h", "th + e", "a + t"]  # stopped after 3: no pair occurs twice
+    eow = train("the cat the hat", num_merges=4)
+    assert merge_texts(eow) == ["t + h", "th + e", "the + </w>", "a + t"]
+
+
+def test_first_divergence(tie_runs):
+    fs, al, sn = tie_runs["first_seen"], tie_runs["alphabetical"], tie_runs["subword_nmt"]
+    assert first_divergence({"fs": fs, "al": al}) == 1  # merge 2: (aa, a) against (a, b)
+    assert first_divergence({"fs": fs, "sn": sn}) is None
+    assert first_divergence({}) is None
+    byte = {
+        rule: train(TIE, num_merges=3, pretokenizer="none", unit="byte", tie_break=rule)
+        for rule in ("first_seen", "alphabetical")
+    }
+    assert first_divergence(byte) == 1
+    # a run that stops early diverges where it stops
+    short = train("the cat the hat", num_merges=4, pretokenizer="gpt2", unit="byte")
+    long = train("the cat the hat", num_merges=4)
+    assert first_divergence({"gpt2": short, "eow": long}) == 2
+
+
+def test_merge_timeline_statuses(tie_runs):
+    merges, status = merge_timeline(tie_runs)
+    assert merges.index.name == "rank" and list(merges.columns) == ["first_seen", "alphabetical", "subword_nmt"]
+    assert merges["first_seen"].tolist() == ["a + a", "aa + a", "aaa + b"]
+    assert merges["alphabetical"].tolist() == ["a + a", "a + b", "aa + ab"]
+    assert status["first_seen"].tolist() == ["shared by all", "shared by some", "shared by some"]
+    assert status["alphabetical"].tolist() == ["shared by all", "unique", "unique"]
+    css = timeline_css(status)
+    assert css.loc[0, "alphabetical"] == "background-color: #bbf7d0"
+    assert css.loc[1, "alphabetical"] == "background-color: #fecaca"
+    assert css.loc[1, "subword_nmt"] == "background-color: #fef08a"
+    assert timeline_style(merges, status).data is merges
+
+
+def test_merge_timeline_pads_a_short_run():
+    short = train("the cat the hat", num_merges=4, pretokenizer="gpt2", unit="byte")
+    long = train("the cat the hat", num_merges=4)
+    merges, status = merge_timeline({"gpt2": short, "eow": long})
+    assert merges["gpt2"].tolist() == ["t + h", "th + e", "a + t", ""]
+    assert status["gpt2"].tolist() == ["shared by all"] * 3 + [""]
+    assert status["eow"].tolist() == ["shared by all", "shared by all", "unique", "shared by all"]
+    assert timeline_css(status).loc[3, "gpt2"] == ""
+
+
+def test_vocab_overlap_by_hand(tie_runs):
+    # alphabet {a, b, c, d} in each; first_seen adds aa, aaa, aaab; alphabetical aa, ab, aaab:
+    # shared {a, b, c, d, aa, aaab} = 6, union adds aaa and ab = 8, jaccard 6/8.
+    assert vocab_texts(tie_runs["first_seen"]) == {"a", "b", "c", "d", "aa", "aaa", "aaab"}
+    frame = vocab_overlap(tie_runs)
+    assert frame.values.tolist() == [
+        ["first_seen", "alphabetical", 6, 0.75],
+        ["first_seen", "subword_nmt", 7, 1.0],
+        ["alphabetical", "subword_nmt", 6, 0.75],
+    ]
+    byte = {
+        rule: train(TIE, num_merges=3, pretokenizer="none", unit="byte", tie_break=rule)
+        for rule in ("first_seen", "alphabetical")
+    }
+    # 256 bytes in each: shared 256 + aa + aaab = 258 of 260
+    assert vocab_overlap(byte).values.tolist() == [["first_seen", "alphabetical", 258, round(258 / 260, 3)]]
+    assert vocab_overlap({"only": tie_runs["first_seen"]}).empty
+
+
+def test_unique_tokens(tie_runs):
+    assert unique_tokens({"fs": tie_runs["first_seen"], "al": tie_runs["alphabetical"]}) == {
+        "fs": ["aaa"],
+        "al": ["ab"],
+    }
+    assert unique_tokens(tie_runs) == {"first_seen": [], "alphabetical": ["ab"], "subword_nmt": []}
+
+
+def test_merge_diff(tie_runs):
+    diff = merge_diff(tie_runs["first_seen"], tie_runs["alphabetical"], ("first_seen", "alphabetical"))
+    assert diff.first == 1
+    assert list(diff.frame.columns) == ["rank", "first_seen", "alphabetical", "same"]
+    assert diff.frame["same"].tolist() == [True, False, False]
+    assert diff.differing.values.tolist() == [[1, "aa + a", "a + b", False], [2, "aaa + b", "aa + ab", False]]
+    same = merge_diff(tie_runs["first_seen"], tie_runs["subword_nmt"])
+    assert same.first is None and same.differing.empty and list(same.frame.columns) == ["rank", "a", "b", "same"]
+    with pytest.raises(ValueError, match="two different names"):
+        merge_diff(tie_runs["first_seen"], tie_runs["subword_nmt"], ("x", "x"))
+
+
+def test_merge_diff_when_one_table_is_shorter():
+    short = train("the cat the hat", num_merges=4, pretokenizer="gpt2", unit="byte")
+    long = train("the cat the hat", num_merges=4)
+    diff = merge_diff(short, long)
+    assert diff.first == 2
+    assert diff.differing[["rank", "a", "b"]].values.tolist() == [[2, "a + t", "the + </w>"], [3, "", "a + t"]]
+
+
+def test_compression_values_and_figure():
+    counts = [10, 8, 5]
+    assert compression_values(counts, chars=20, nbytes=30, metric="tokens") == [10, 8, 5]
+    assert compression_values(counts, chars=20, nbytes=30, metric="chars per token") == [2.0, 2.5, 4.0]
+    assert compression_values(counts, chars=20, nbytes=30, metric="bytes per token") == [3.0, 3.75, 6.0]
+    assert compression_values(counts, chars=20, nbytes=30, metric="tokens per character") == [0.5, 0.4, 0.25]
+    assert compression_values([0], chars=20, nbytes=30, metric="chars per token") == [0.0]
+    with pytest.raises(ValueError, match="unknown metric"):
+        compression_values(counts, chars=1, nbytes=1, metric="speed")
+
+    fig = compression_figure({"A": counts, "B<i>": [4, 2]}, chars=20, nbytes=30, metric="chars per token", title="t&c")
+    assert [t.name for t in fig.data] == ["A", "B&lt;i&gt;"]  # plotly reads HTML in names and titles: escaped
+    assert list(fig.data[0].x) == [0, 1, 2] and list(fig.data[0].y) == [2.0, 2.5, 4.0]
+    assert list(fig.data[1].y) == [5.0, 10.0]
+    assert fig.layout.title.text == "t&amp;c" and fig.layout.yaxis.title.text == "chars per token"
+    per_text = compression_figure(
+        {"seen": [10, 5], "unseen": [10, 8]},
+        chars={"seen": 20, "unseen": 10},
+        nbytes={"seen": 20, "unseen": 10},
+        metric="tokens per character",
+        title="",
+        x_offset=256,
+        x_title="vocabulary size",
+    )
+    assert list(per_text.data[0].x) == [256, 257] and list(per_text.data[0].y) == [0.5, 0.25]
+    assert list(per_text.data[1].y) == [1.0, 0.8]
+    assert per_text.layout.xaxis.title.text == "vocabulary size"
+    with pytest.raises(ValueError, match="unknown metric"):
+        compression_figure({}, chars=1, nbytes=1, metric="speed", title="")
+
+
+def test_texts_row():
+    html = texts_row(["·the", "a<b"])
+    assert html.count('class="bpe-tok"') == 2
+    assert ">·the</span>" in html and ">a&lt;b</span>" in html and "<b" not in html.split("</style>")[1]
+    assert "<small>" not in html
+
+
+# ----------------------------------------------------------------- markdown
+
+
+def test_plain_escapes_markdown():
+    hostile = "![t](http://example.invalid/x.png)"
+    assert plain(hostile) == "\\!\\[t\\]\\(http\\:\u2060\\/\\/example\\.invalid\\/x\\.png\\)"
+    # bare links stay text: a word joiner after "http:", "www" and "@"
+    assert plain("www.x.org a@b.c 12:30") == "www\u2060\\.x\\.org a\\@\u2060b\\.c 12\\:30"
+    assert plain("$5 and $6 **bold** <b>\n# title") == r"\$5 and \$6 \*\*bold\*\* \<b\> \# title"
+    assert plain(ValueError("a_b")) == r"a\_b"
+    assert plain("café 🙂") == "café 🙂"
+
+
+def test_code_spans_hold_any_backticks():
+    assert code("ab") == "`ab`"
+    assert code("a`b") == "``a`b``"
+    assert code("``x") == "``` ``x ```"
+    assert code(" ab") == "`  ab `"  # the renderer strips one padding space from each end
+    assert code("") == "` `"
+    assert code("a\nb") == "`a b`"
+
+
+def test_left_out():
+    assert left_out(10, 10, "pairs") == ""
+    assert left_out(10, 3, "pairs") == ""
+    assert left_out(10, 1234, "distinct pairs", first="top") == "the top 10 of 1,234 distinct pairs (1,224 left out)"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Hashable
 from dataclasses import dataclass
 
+import pandas as pd
 import streamlit as st
 
 import bpe_core
@@ -11,6 +14,8 @@ from bpe_core.formats import Download, Loaded, Proof
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
 from ui.settings import TrainSettings
+from viz.encode_views import encode_stats, order_differences_frame, token_views
+from viz.tokens import TokenView, display_of
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -93,6 +98,117 @@ def uploaded_tokenizer(files: dict[str, bytes]) -> Loaded:
     from bpe_core.formats import load_files
 
     return load_files(files)
+
+
+def files_digest(files: dict[str, bytes]) -> str:
+    """A SHA-256 over uploaded files' names and bytes: names an uploaded tokenizer in cache keys."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode("utf-8", "surrogatepass") + b"\0" + len(files[name]).to_bytes(8, "big") + files[name])
+    return h.hexdigest()
+
+
+def with_fallback(tokenizer: bpe_core.Tokenizer, fallback: str) -> bpe_core.Tokenizer:
+    """A fresh copy of a char-unit tokenizer with ``fallback`` (see ``bpe_core.FALLBACKS``); byte-unit
+    tokenizers never fall back and are returned as they are.
+
+    A fresh copy also means ``keep`` numbers the characters it adds in the order
+    this text meets them, whatever was encoded before.
+
+    Raises:
+        bpe_core.BPEError: an unknown fallback.
+    """
+    return tokenizer.with_fallback(fallback) if tokenizer.unit == "char" else tokenizer
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """Everything the Encode page draws from one encoding, computed once per input.
+
+    Attributes:
+        trace: the full trace (every pre-token, rule, blocked rule and fallback).
+        views: the first ``limit`` tokens as token boxes.
+        stats: characters, bytes, tokens, chars per token, bytes per token.
+        round_trip: whether decode(encode(text)) gives the text back.
+        differences: the pre-tokens that rank and sequential order cut differently (a table).
+        differing: the same pre-tokens' texts, to look a pre-token up.
+    """
+
+    trace: bpe_core.EncodeTrace
+    views: list[TokenView]
+    stats: dict[str, float]
+    round_trip: bpe_core.RoundTrip
+    differences: pd.DataFrame
+    differing: frozenset[str]
+
+
+@st.cache_data(max_entries=8, show_spinner="Encoding…")
+def encoded(
+    _tokenizer: bpe_core.Tokenizer,
+    source: Hashable,
+    text: str,
+    order: str,
+    allow_special: bool,
+    fallback: str,
+    limit: int,
+) -> Encoding:
+    """Encode ``text`` with a copy of ``_tokenizer`` using ``fallback``, with all the page's views.
+
+    ``_tokenizer`` is not hashed (the leading underscore tells ``st.cache_data``
+    so): ``source`` names it instead, e.g. ``("trained", corpus digest, settings)``,
+    ``("ready", "GPT-2")`` or ``("uploaded", files digest)``.
+
+    Raises:
+        bpe_core.BPEError: the text cannot be encoded (not cached).
+    """
+    tok = with_fallback(_tokenizer, fallback)
+    trace = tok.encode_with_trace(text, order=order, allowed_special="all" if allow_special else ())
+    diffs = tok.order_differences(text)
+    return Encoding(
+        trace=trace,
+        views=token_views(tok, trace, limit=limit),
+        stats=encode_stats(text, trace.ids),
+        round_trip=tok.round_trip(text),
+        differences=order_differences_frame(diffs, display_of(tok)),
+        differing=frozenset(d.text for d in diffs),
+    )
+
+
+def session_encoded(
+    tokenizer: bpe_core.Tokenizer,
+    source: Hashable,
+    text: str,
+    order: str,
+    allow_special: bool,
+    fallback: str,
+    limit: int,
+) -> Encoding:
+    """:func:`encoded`, remembered in the session for the inputs it was last called with.
+
+    As for :func:`session_trained`: a cache hit still unpickles the whole trace
+    (about 0.8 s for 100k characters), so a rerun that changes nothing the
+    encoding depends on (a display toggle, another pre-token) reuses this
+    session's copy.
+
+    Raises:
+        bpe_core.BPEError: as :func:`encoded`.
+    """
+    key = (source, text, order, allow_special, fallback, limit)
+    memo = st.session_state.get(state.ENCODE_MEMO)
+    if memo is not None and memo[0] == key:
+        return memo[1]
+    result = encoded(tokenizer, source, text, order, allow_special, fallback, limit)
+    st.session_state[state.ENCODE_MEMO] = (key, result)
+    return result
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def piece_in_order(
+    _tokenizer: bpe_core.Tokenizer, source: Hashable, fallback: str, text: str, order: str
+) -> bpe_core.PieceTrace | None:
+    """The trace of one pre-token ``text`` in ``order`` (its first piece), for the side-by-side view."""
+    pieces = with_fallback(_tokenizer, fallback).encode_with_trace(text, order=order).pieces
+    return pieces[0] if pieces else None
 
 
 @dataclass(frozen=True)

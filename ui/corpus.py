@@ -21,6 +21,15 @@ SAMPLES: dict[str, str] = {
 """Sample label -> file in ``sample_corpora/`` (sources and licences in its README)."""
 
 DEFAULT_SAMPLE = "Shakespeare excerpt (12 KB)"
+PART_OF: dict[str, str] = {"Shakespeare excerpt (12 KB)": "Tiny Shakespeare (1.1 MB)"}
+"""Samples whose text is taken from another sample (so neither is held-out text for the other)."""
+
+
+def shares_text(a: str, b: str) -> bool:
+    """True when samples ``a`` and ``b`` are the same or one is cut from the other: not held-out text."""
+    return a == b or PART_OF.get(a) == b or PART_OF.get(b) == a
+
+
 MAX_UPLOAD_MB = 5
 """Upload limit in MB; ``.streamlit/config.toml`` enforces the same (``server.maxUploadSize``)."""
 MAX_PASTE_CHARS = 2_000_000

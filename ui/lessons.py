@@ -8,23 +8,31 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from bpe_core import TIE_BREAKS, BPEError, Tokenizer
+from bpe_core import TIE_BREAKS, BPEError, Tokenizer, TrainResult
 from ui import state
 from ui.cache import held_out_counts, sample_text, trained
+from ui.corpus import shares_text
 from ui.player import step_player
 from ui.settings import TrainSettings
 from ui.step_view import render_step
-from viz.compare import compression_figure
-from viz.encode_views import blocked_frame, display_of, fallbacks_frame, rule_steps_frame, token_views
-from viz.tokens import STYLE, display_for, strings_row, tokens_row, visible, word_change_html
-from viz.train_tables import merges_frame
+from viz.compare import compression_figure, first_divergence, merge_timeline
+from viz.encode_views import blocked_frame, fallbacks_frame, rule_steps_frame, token_views
+from viz.markdown import code, left_out, plain
+from viz.tokens import STYLE, display_of, end_of_word_mode, strings_row, tokens_row, visible, word_change_html
+from viz.train_tables import merges_frame, token_counts
 
 TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 ORDER_RULES = "b c\na b\nab c\nabc d\na bc"
 ENGLISH = (
     "the cat sat on the mat. the café opened early and the cat came in. "
-    "we ate cake at the café, then the cat sat on the hat."
+    "we ate cake at the café, then the naive cat sat on the hat."
 )
+UNSEEN = "the naïve cat 🙂"
+"""Lesson 4's text: of its characters only 'ï' and the emoji are not in :data:`ENGLISH` (which spells
+'naive' without the diaeresis), so a char-level tokenizer must fall back on exactly those two."""
+HELD_OUT_CHARS = 20_000
+WORD_END_RULES = 8
+"""How many merge rules lesson 6 lists per pre-tokenizer."""
 
 
 @dataclass(frozen=True)
@@ -43,20 +51,20 @@ def _text(lesson: int, label: str, default: str, *, area: bool = False) -> str:
     return st.text_input(label, default, key=key, bind="query-params")
 
 
-def _train(text: str, **changes) -> object | None:
-    """Train with the lesson's settings; show the reason and return None on bad input."""
+def _train(text: str, **changes) -> TrainResult | None:
+    """Train with the default settings changed by ``changes``; show the reason and return None on bad input."""
     try:
         return trained(text, TrainSettings().with_(**changes))
     except (BPEError, TypeError) as exc:
-        st.error(f"Cannot train on this input: {exc}")
+        st.error(f"Cannot train on this input: {plain(exc)}")
         return None
 
 
-def _nothing_learned(result) -> bool:
+def _nothing_learned(result: TrainResult) -> bool:
     """Say so and return True when training learned no merge (the reason comes from the engine)."""
     if result.num_merges:
         return False
-    st.warning(f"Nothing to show: {result.stop_reason or 'no merge was learned'}.")
+    st.warning(f"Nothing to show: {plain(result.stop_reason or 'no merge was learned')}.")
     return True
 
 
@@ -66,7 +74,7 @@ def merges_form(i: int) -> None:
     result = _train(text, budget=int(n))
     if result is None or _nothing_learned(result):
         return
-    step_player(result.num_merges, lambda step: render_step(result, step, charts=False), key=f"lesson{i}")
+    step_player(result.num_merges, lambda step: render_step(result, step, charts=False), keys=state.lesson_player(i))
 
 
 def ties(i: int) -> None:
@@ -74,22 +82,22 @@ def ties(i: int) -> None:
     runs = {rule: _train(text, pretokenizer="none", tie_break=rule, budget=4) for rule in TIE_BREAKS}
     if any(r is None for r in runs.values()) or _nothing_learned(runs["first_seen"]):
         return
-    depth = max(r.num_merges for r in runs.values())
-    table = pd.DataFrame(
-        {rule: [" + ".join(r.merges[k]) if k < r.num_merges else "" for k in range(depth)] for rule, r in runs.items()}
-    )
-    table.index.name = "rank"
+    table, _status = merge_timeline(runs)
     st.dataframe(table, width="stretch")
-    split = next((k for k in range(depth) if len(set(table.iloc[k])) > 1), None)
+    split = first_divergence(runs)
     if split is None:
         st.success("Every rule picks the same merges here: no tie had to be broken. Try 'aaabdaaabac' or 'abab'.")
         return
     st.info(f"The rules part ways at merge {split + 1} (rank {split}). The tied pairs, best first, and what decided:")
     for col, (rule, r) in zip(st.columns(len(runs)), runs.items()):
+        if split >= r.num_merges:
+            col.markdown(f"**{rule}** stops before merge {split + 1}: {plain(r.stop_reason or 'no pair left')}")
+            continue
         step = r.steps[split]
-        col.markdown(f"**{rule}** picks `{step.pair[0]}` + `{step.pair[1]}`")
+        show = display_of(r)
+        col.markdown(f"**{rule}** picks {code(show(step.pair[0]))} + {code(show(step.pair[1]))}")
         col.dataframe(
-            pd.DataFrame({"pair": [" + ".join(p) for p in step.tied], "key": step.tie_keys}),
+            pd.DataFrame({"pair": [" + ".join(map(show, p)) for p in step.tied], "key": step.tie_keys}),
             hide_index=True,
             width="stretch",
         )
@@ -101,7 +109,7 @@ def blocked(i: int) -> None:
     result = _train(corpus, budget=2)
     if result is None or _nothing_learned(result):
         return
-    show = display_for(result.config.unit, True)
+    show = display_of(result)
     st.markdown("**Learned rules**")
     st.dataframe(merges_frame(result, show=show)[["rank", "left", "right", "token", "count"]], hide_index=True)
     tok = result.tokenizer
@@ -109,7 +117,7 @@ def blocked(i: int) -> None:
     st.html(tokens_row(token_views(tok, trace)))
     for piece in trace.pieces:
         st.text(f"Pre-token {visible(piece.text)!r}: its symbols, then each rule that fired")
-        st.html(strings_row(piece.initial, tok.unit, True))
+        st.html(strings_row(piece.initial, tok.unit, end_of_word_mode(tok)))
         st.dataframe(rule_steps_frame(piece, show), hide_index=True, width="stretch")
         if piece.blocked:
             st.dataframe(blocked_frame(piece, show), hide_index=True, width="stretch")
@@ -119,16 +127,15 @@ def blocked(i: int) -> None:
 
 def byte_fallback(i: int) -> None:
     corpus = _text(i, "Training text", ENGLISH, area=True)
-    text = _text(i, "Text to encode", "I ❤️ the café 🙂")
+    text = _text(i, "Text to encode", UNSEEN)
     byte = _train(corpus, pretokenizer="gpt2", unit="byte", budget=40)
     char = _train(corpus, budget=40)
     if byte is None or char is None:
         return
-    base = char.tokenizer
     variants = {
         "byte-level (GPT-2)": byte.tokenizer,
-        "char + <unk>": Tokenizer(base.table, base.merge_ids, pretokenizer=base.pretokenizer, fallback="unk"),
-        "char + <0xNN> bytes": Tokenizer(base.table, base.merge_ids, pretokenizer=base.pretokenizer, fallback="bytes"),
+        "char + <unk>": char.tokenizer.with_fallback("unk"),
+        "char + <0xNN> bytes": char.tokenizer.with_fallback("bytes"),
     }
     for col, (name, tok) in zip(st.columns(3), variants.items()):
         trace = tok.encode_with_trace(text)
@@ -136,9 +143,15 @@ def byte_fallback(i: int) -> None:
             st.markdown(f"**{name}**: {len(trace.ids)} tokens")
             st.html(tokens_row(token_views(tok, trace), show_ids=False))
             rows = [f for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")]
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            if rows:
+                st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            else:
+                st.caption("Every character is in the alphabet: nothing fell back.")
             rt = tok.round_trip(text)
-            (st.success if rt.ok else st.warning)("round trip holds" if rt.ok else rt.reason)
+            if rt.ok:
+                st.success("round trip holds")
+            else:
+                st.warning(f"round trip breaks at character {rt.position}: {plain(rt.reason)}")
 
 
 def overlaps(i: int) -> None:
@@ -146,7 +159,7 @@ def overlaps(i: int) -> None:
     result = _train(text, pretokenizer="none", budget=3, min_frequency=1)
     if result is None or _nothing_learned(result):
         return
-    show = display_for(result.config.unit, False)
+    show = display_of(result)
     rows = [
         {
             "merge": s.rank + 1,
@@ -159,7 +172,8 @@ def overlaps(i: int) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     w = result.steps[0].words[0]
     st.caption("Merge 1, before → after (the new tokens outlined):")
-    st.html(STYLE + word_change_html(w.before, w.after, w.merged_at, result.config.unit, False, w.excerpt))
+    eow = end_of_word_mode(result)
+    st.html(STYLE + word_change_html(w.before, w.after, w.merged_at, result.config.unit, eow, w.excerpt))
 
 
 def word_ends(i: int) -> None:
@@ -179,8 +193,9 @@ def word_ends(i: int) -> None:
         with col:
             st.markdown(f"**{name}**")
             st.html(tokens_row(token_views(tok, tok.encode_with_trace(sentence)), show_ids=False))
-            show = display_for(result.config.unit, result.config.pretokenizer == "whitespace_eow")
-            st.dataframe(merges_frame(result, 7, show)[["left", "right", "token", "count"]], hide_index=True)
+            rules = merges_frame(result, WORD_END_RULES - 1, display_of(result))
+            st.caption(f"Merge rules: {left_out(len(rules), result.num_merges, 'rules') or 'all of them'}.")
+            st.dataframe(rules[["left", "right", "token", "count"]], hide_index=True)
 
 
 def _rules(text: str) -> list[tuple[str, str]]:
@@ -207,7 +222,7 @@ def merge_order(i: int) -> None:
         first = Tokenizer.from_merges(_rules(table), pretokenizer="none")
         second = Tokenizer.from_merges(_rules(reordered), pretokenizer="none")
     except BPEError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))
         return
     for tok, title in ((first, "Rules as learned"), (second, "Rules reordered")):
         st.markdown(f"**{title}**")
@@ -215,7 +230,7 @@ def merge_order(i: int) -> None:
         for col, order in zip(cols, ("rank", "sequential")):
             piece = tok.encode_with_trace(word, order=order).pieces
             with col:
-                st.markdown(f"{order} order → " + " ".join(f"`{t}`" for p in piece for t in p.tokens))
+                st.markdown(f"{order} order → " + " ".join(code(t) for p in piece for t in p.tokens))
                 for p in piece:
                     st.dataframe(rule_steps_frame(p, display_of(tok)), hide_index=True, width="stretch")
 
@@ -225,43 +240,41 @@ def vocab_tradeoff(i: int) -> None:
     c = st.columns(3)
     label = c[0].selectbox("Train on", labels, key=state.lesson_key(i, "corpus"), bind="query-params")
     held_label = c[1].selectbox("Held out", labels[::-1], key=state.lesson_key(i, "held"), bind="query-params")
-    n = c[2].number_input("Largest number of merges", 50, 5000, 1000, 50, key=state.lesson_key(i, "merges"))
-    text = sample_text(label)
-    settings = TrainSettings().with_(pretokenizer="gpt2", unit="byte", budget=int(n))
-    result = _train(text, **{k: getattr(settings, k) for k in ("pretokenizer", "unit", "budget")})
-    if result is None:
-        return
-    if held_label == label:
+    n = c[2].number_input(
+        "Largest number of merges", 50, 5000, 1000, 50, key=state.lesson_key(i, "merges"), bind="query-params"
+    )
+    if shares_text(held_label, label):
         st.warning("Held-out text should be text the tokenizer never saw: pick another sample.")
         return
-    held = sample_text(held_label)[:20_000]
+    text = sample_text(label)
+    settings = TrainSettings().with_(pretokenizer="gpt2", unit="byte", budget=int(n))
+    try:
+        result = trained(text, settings)
+    except (BPEError, TypeError) as exc:
+        st.error(f"Cannot train on this input: {plain(exc)}")
+        return
+    held = sample_text(held_label)[:HELD_OUT_CHARS]
     base = len(result.vocab) - result.num_merges
-    curves = {"training corpus": [result.tokens_at(k) for k in range(result.num_merges + 1)]}
-    held_counts = {"held-out text": held_out_counts(text, settings, held, "rank")}
-    c = st.columns(2)
-    c[0].plotly_chart(
-        compression_figure(
+    seen, unseen = f"training corpus: {label}", f"held out: {held_label}"
+    curves = {seen: token_counts(result), unseen: held_out_counts(text, settings, held, "rank")}
+    chars = {seen: result.text_chars, unseen: len(held)}
+    nbytes = {seen: result.text_bytes, unseen: len(held.encode())}
+    for col, metric in zip(st.columns(2), ("tokens per character", "chars per token")):
+        fig = compression_figure(
             curves,
-            chars=result.text_chars,
-            nbytes=result.text_bytes,
-            metric="chars per token",
-            title=label,
+            chars=chars,
+            nbytes=nbytes,
+            metric=metric,
+            title=f"{metric.capitalize()} against vocabulary size",
             x_offset=base,
-            x_title="vocabulary size",
-        ),
-        width="stretch",
-    )
-    c[1].plotly_chart(
-        compression_figure(
-            held_counts,
-            chars=len(held),
-            nbytes=len(held.encode()),
-            metric="chars per token",
-            title=f"Held out: {held_label}",
-            x_offset=base,
-            x_title="vocabulary size",
-        ),
-        width="stretch",
+            x_title="vocabulary size (256 bytes + merges)",
+        )
+        col.plotly_chart(fig, width="stretch")
+    final = {name: counts[-1] / chars[name] for name, counts in curves.items()}
+    st.caption(
+        f"With a vocabulary of {base + result.num_merges:,}: "
+        + "; ".join(f"{name}, {value:.3f} tokens per character" for name, value in final.items())
+        + "."
     )
 
 
@@ -288,8 +301,9 @@ LESSONS: list[Lesson] = [
     ),
     Lesson(
         "4. Byte fallback",
-        "A character that training never saw has no symbol of its own. Byte-level BPE never has that problem: "
-        "it spells everything in bytes (an emoji is four). A character-level tokenizer must either give up "
+        "A character that training never saw has no symbol of its own. The training text below has `café` "
+        "and `naive` but no `ï` and no emoji, so those two are new. Byte-level BPE never has that problem: it spells "
+        "everything in bytes (`ï` is two, an emoji four). A character-level tokenizer must either give up "
         "(`<unk>`) or spell the character in byte tokens `<0xNN>`, as SentencePiece and Llama do.",
         byte_fallback,
     ),
@@ -315,8 +329,9 @@ LESSONS: list[Lesson] = [
     ),
     Lesson(
         "8. Vocabulary size trade-off",
-        "More merges mean a bigger vocabulary and fewer, longer tokens. The gain is steep at first and then "
-        "flattens; on text the tokenizer never saw it flattens sooner.",
+        "More merges mean a bigger vocabulary and fewer, longer tokens: tokens per character falls as the "
+        "vocabulary grows. The gain is steep at first and then flattens; on text the tokenizer never saw it "
+        "flattens sooner, because the later merges are words and names of the training text.",
         vocab_tradeoff,
     ),
 ]

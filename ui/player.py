@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from ui.state import PlayerKeys
+
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 """Seconds per step while playing."""
 
@@ -30,18 +32,18 @@ def _initial_step(slider_key: str, n: int) -> int:
         return 1
 
 
-def step_player(n: int, render: Callable[[int], None], *, key: str, label: str = "Merge") -> None:
+def step_player(n: int, render: Callable[[int], None], *, keys: PlayerKeys, label: str = "Merge") -> None:
     """Draw a player over steps ``1..n`` and call ``render(step)`` for the current step.
 
     Args:
         n: the number of steps (at least 1).
         render: draws one step; called inside the fragment on every frame.
-        key: a prefix for this player's session-state keys (several players may coexist);
-            the slider's key ``<key>_step`` is also its URL parameter.
+        keys: this player's session-state keys (from :func:`ui.state.player_keys`; several
+            players may coexist); the slider's key ``keys.step`` is also its URL parameter.
         label: the slider's label.
     """
-    pos_key, slider_key = f"{key}_pos", f"{key}_step"
-    playing_key, speed_key, tick_key = f"{key}_playing", f"{key}_speed", f"{key}_tick"
+    pos_key, slider_key = keys.pos, keys.step
+    playing_key, speed_key, tick_key = keys.playing, keys.speed, keys.tick
     if pos_key not in st.session_state:
         st.session_state[pos_key] = _initial_step(slider_key, n)
     st.session_state.setdefault(playing_key, False)
@@ -73,21 +75,21 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
 
         cols = st.columns([1, 1, 1.4, 1, 1, 2.2])
         cols[0].button(
-            "First", key=f"{key}_first", icon=":material/first_page:", on_click=move, kwargs={"to": 1}, width="stretch"
+            "First", key=keys.first, icon=":material/first_page:", on_click=move, kwargs={"to": 1}, width="stretch"
         )
         cols[1].button(
             "Prev",
-            key=f"{key}_prev",
+            key=keys.prev,
             icon=":material/chevron_left:",
             on_click=move,
             kwargs={"delta": -1},
             width="stretch",
         )
         if st.session_state[playing_key]:
-            if cols[2].button("Pause", key=f"{key}_pause", icon=":material/pause:", type="primary", width="stretch"):
+            if cols[2].button("Pause", key=keys.pause, icon=":material/pause:", type="primary", width="stretch"):
                 st.session_state[playing_key] = False
                 st.rerun(scope="app")
-        elif cols[2].button("Play", key=f"{key}_play", icon=":material/play_arrow:", type="primary", width="stretch"):
+        elif cols[2].button("Play", key=keys.play, icon=":material/play_arrow:", type="primary", width="stretch"):
             if pos >= n:
                 st.session_state[pos_key] = 1
             st.session_state[playing_key] = True
@@ -95,14 +97,14 @@ def step_player(n: int, render: Callable[[int], None], *, key: str, label: str =
             st.rerun(scope="app")
         cols[3].button(
             "Next",
-            key=f"{key}_next",
+            key=keys.next,
             icon=":material/chevron_right:",
             on_click=move,
             kwargs={"delta": 1},
             width="stretch",
         )
         cols[4].button(
-            "Last", key=f"{key}_last", icon=":material/last_page:", on_click=move, kwargs={"to": n}, width="stretch"
+            "Last", key=keys.last, icon=":material/last_page:", on_click=move, kwargs={"to": n}, width="stretch"
         )
         speed = cols[5].select_slider("Speed", list(SPEEDS), key=speed_key, label_visibility="collapsed")
         if playing and SPEEDS[speed] != interval:

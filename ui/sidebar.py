@@ -18,22 +18,70 @@ from ui.corpus import (
     decode_upload,
 )
 from ui.settings import TrainSettings, parse_special_tokens
+from viz.markdown import plain
 
 SOURCES = ("Sample", "Paste", "Upload")
 TEXT_PARAM = "text"
 """URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
 
+SOURCES_OF: dict[str, dict[str, str]] = {
+    "pretokenizer": {
+        "whitespace_eow": "words split at whitespace, each ending in the end-of-word suffix </w> "
+        "(Sennrich et al. 2016, subword-nmt).",
+        "whitespace": "words split at whitespace, no end-of-word suffix: the spaces are dropped "
+        "(like Hugging Face's WhitespaceSplit).",
+        "trailing_space": "words split at whitespace, each keeping the space after it, tokens like 'the ' "
+        "(a teaching variant: the mirror image of GPT-2's leading space).",
+        "gpt2": "GPT-2's split pattern: words with their leading space, digit runs, punctuation runs "
+        "(Radford et al. 2019, OpenAI encoder.py).",
+        "gpt4": "cl100k_base's split pattern (GPT-3.5/GPT-4): digit runs of at most three, case-insensitive "
+        "contractions (tiktoken).",
+        "none": "no pre-tokenizer: the whole text is one sequence and merges may cross spaces "
+        "(Gage 1994, the original byte-pair compression).",
+    },
+    "unit": {
+        "char": "base symbols are the Unicode characters seen in the corpus (Sennrich et al. 2016, subword-nmt).",
+        "byte": "base symbols are the 256 UTF-8 byte values, so no character is ever unknown (GPT-2's byte-level BPE).",
+    },
+    "end_of_word": {
+        "separate": "</w> is a symbol of its own after each word (Sennrich et al. 2016; subword-nmt 0.1).",
+        "attached": "</w> is glued to each word's last character, 'r</w>' (subword-nmt 0.2 and later; "
+        "Hugging Face's end_of_word_suffix).",
+    },
+    "tie_break": {
+        "first_seen": "the tied pair that occurs first in the corpus wins (Karpathy's minbpe, tiktoken's "
+        "educational trainer).",
+        "alphabetical": "the tied pair that sorts first by its two symbols wins (a fixed, readable rule).",
+        "subword_nmt": "the tied pair that sorts last by its two symbols wins (subword-nmt learn_bpe: max over "
+        "(count, pair)).",
+        "hf_tokenizers": "the tied pair with the smallest symbol ids wins (Hugging Face tokenizers' BpeTrainer).",
+    },
+}
+"""For each setting, each option's one-line help: what it does and where it comes from."""
+
+
+def _options_help(intro: str, field: str) -> str:
+    """A help text: one line of introduction, then one bullet per option (markdown)."""
+    return intro + "\n\n" + "\n".join(f"- **{name}**: {what}" for name, what in SOURCES_OF[field].items())
+
+
 HELP = {
-    "pretokenizer": "How text is cut into chunks before BPE; merges never cross a chunk. "
-    + " ".join(f"{k}: {v}" for k, v in PRETOKENIZERS.items()),
-    "unit": "What the base symbols are. " + " ".join(f"{k}: {v}" for k, v in UNITS.items()),
-    "end_of_word": "Only for whitespace_eow. " + " ".join(f"{k}: {v}" for k, v in END_OF_WORD.items()),
-    "tie_break": "Which pair wins when several share the top count. "
-    + " ".join(f"{k}: {v}" for k, v in TIE_BREAKS.items()),
-    "budget": "Stop after this many merges, or when the vocabulary (special tokens + alphabet + merges) "
-    "reaches this size (Sennrich et al. 2016: the number of merges is the only hyper-parameter).",
-    "min_frequency": "Stop when the best pair occurs fewer times than this (subword-nmt's --min-frequency).",
+    "pretokenizer": _options_help(
+        "How text is cut into pre-tokens before BPE counts pairs; a merge never crosses a pre-token.",
+        "pretokenizer",
+    ),
+    "unit": _options_help("What the base symbols of the vocabulary are.", "unit"),
+    "end_of_word": _options_help(
+        "How the end-of-word suffix is written (only for the whitespace_eow pre-tokenizer).", "end_of_word"
+    ),
+    "tie_break": _options_help("Which pair wins when several share the top count.", "tie_break"),
+    "budget_kind": "Count the budget in merges (subword-nmt's -s/--symbols), or as the final vocabulary size: "
+    "special tokens + base alphabet + one token per merge (Hugging Face's and SentencePiece's vocab_size).",
+    "budget": "How many merge rules to learn, or the vocabulary size to stop at (chosen just above). "
+    "Sennrich et al. 2016: the number of merges is BPE's only hyper-parameter; GPT-2 used 50,000.",
+    "min_frequency": "Stop when the best pair occurs fewer times than this (subword-nmt's --min-frequency, "
+    "Hugging Face's min_frequency).",
     "specials": "Comma-separated tokens such as <|endoftext|>: they get the first ids and are cut out of "
     "the corpus before counting (as Hugging Face and tiktoken treat special tokens).",
 }
@@ -80,7 +128,7 @@ def render() -> None:
     with st.sidebar:
         st.header("Corpus")
         source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True, bind=bind)
-        with st.form("train_form", border=False):
+        with st.form(state.TRAIN_FORM, border=False):
             if source == "Paste":
                 st.text_area(
                     "Paste text",
@@ -130,7 +178,7 @@ def render() -> None:
                 format_func=BUDGET_KINDS.get,
                 key=state.BUDGET_KIND,
                 horizontal=True,
-                help=HELP["budget"],
+                help=HELP["budget_kind"],
                 bind=bind,
             )
             st.number_input(
@@ -140,6 +188,7 @@ def render() -> None:
                 value=defaults.budget,
                 step=50,
                 key=state.BUDGET,
+                help=HELP["budget"],
                 bind=bind,
             )
             st.number_input(
@@ -165,7 +214,7 @@ def render() -> None:
                 choice = _current_choice(source or "Sample")
             except CorpusInputError as exc:
                 if not first:
-                    st.error(str(exc))
+                    st.error(plain(exc))
                 else:  # a shared link to pasted or uploaded text this session has not seen
                     digest = st.query_params.get(TEXT_PARAM)
                     st.info(
@@ -186,7 +235,7 @@ def render() -> None:
                     st.query_params[TEXT_PARAM] = choice.digest
         choice = st.session_state.get(state.APPLIED_CORPUS)
         if choice is not None:
-            st.caption(f"Training on **{choice.name}**: {len(choice.text):,} characters")
+            st.caption(f"Training on **{plain(choice.name)}**: {len(choice.text):,} characters")
 
 
 def applied() -> tuple[CorpusChoice, TrainSettings]:

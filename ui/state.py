@@ -6,6 +6,8 @@ a key cannot be misspelt in one page and not another.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # Sidebar: corpus source
 SOURCE = "corpus_source"
 SAMPLE = "corpus_sample"
@@ -13,6 +15,7 @@ PASTE = "corpus_paste"
 UPLOAD = "corpus_upload"
 
 # Sidebar: training settings
+TRAIN_FORM = "train_form"
 PRETOKENIZER = "set_pretokenizer"
 UNIT = "set_unit"
 END_OF_WORD = "set_end_of_word"
@@ -27,13 +30,43 @@ APPLIED_CORPUS = "applied_corpus"
 APPLIED_SETTINGS = "applied_settings"
 UPLOADED_TEXT = "uploaded_text"
 
+
+@dataclass(frozen=True)
+class PlayerKeys:
+    """The session-state keys of one step player (see :func:`ui.player.step_player`).
+
+    Attributes:
+        pos: the current step (the player's own value, not the slider's).
+        step: the slider; also its URL parameter, so a link opens at that step.
+        playing, speed, tick: whether it plays, the chosen speed, when it last advanced.
+        first, prev, play, pause, next, last: its buttons.
+    """
+
+    pos: str
+    step: str
+    playing: str
+    speed: str
+    tick: str
+    first: str
+    prev: str
+    play: str
+    pause: str
+    next: str
+    last: str
+
+
+def player_keys(prefix: str) -> PlayerKeys:
+    """The keys of the player named ``prefix`` (``train`` -> ``train_step``, ``train_playing``, ...)."""
+    return PlayerKeys(**{name: f"{prefix}_{name}" for name in PlayerKeys.__dataclass_fields__})
+
+
 # Train page
-STEP = "train_step"
-PLAYING = "train_playing"
-SPEED = "train_speed"
+TRAIN_PLAYER = player_keys("train")
 RESULT = "train_result"
 RESULT_MEMO = "train_result_memo"
 CHARTS = "train_charts"
+CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
+"""The Train page's three charts: winning count, corpus length, vocabulary size."""
 
 # Encode page
 ENCODE_TEXT = "encode_text"
@@ -43,8 +76,16 @@ SHOW_WHITESPACE = "encode_show_ws"
 SHOW_IDS = "encode_show_ids"
 ALLOW_SPECIAL = "encode_allow_special"
 ENCODE_PIECE = "encode_piece"
+ENCODE_FALLBACK = "encode_fallback"
+ENCODE_MEMO = "encode_memo"
 TOKENIZER_UPLOAD = "encode_tokenizer_upload"
 APPLY_SESSION = "encode_apply_session"
+
+
+def download_key(fmt: str) -> str:
+    """The key of the download button (or the disabled button saying why not) for format ``fmt``."""
+    return f"dl_{fmt}"
+
 
 # Compare page
 CMP_COUNT = "cmp_n"
@@ -70,3 +111,8 @@ LAST_LESSON = "lesson_last"
 def lesson_key(lesson: int, field: str) -> str:
     """The key of a widget of lesson ``lesson`` (``lesson3_text``)."""
     return f"lesson{lesson}_{field}"
+
+
+def lesson_player(lesson: int) -> PlayerKeys:
+    """The keys of lesson ``lesson``'s step player (``lesson1_step``, ``lesson1_next``, ...)."""
+    return player_keys(f"lesson{lesson}")

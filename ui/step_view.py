@@ -6,8 +6,9 @@ import streamlit as st
 
 from bpe_core import TIE_BREAKS, TrainResult
 from ui import state
-from viz.tokens import STYLE, display_for, word_change_html
-from viz.train_charts import compression_figure, mark_step, merge_count_figure, vocab_growth_figure
+from viz.markdown import left_out, plain
+from viz.tokens import STYLE, display_of, end_of_word_mode, word_change_html
+from viz.train_charts import corpus_length_figure, mark_step, merge_count_figure, vocab_growth_figure
 from viz.train_tables import merges_frame, pair_counts_frame, word_changes_frame
 
 _RULE_WINDOW = 12
@@ -21,7 +22,7 @@ def _charts(result: TrainResult) -> tuple:
     """The three training charts of ``result``, built once per result and kept in the session."""
     memo = st.session_state.get(state.CHARTS)
     if memo is None or memo[0] is not result:
-        memo = (result, (merge_count_figure(result), compression_figure(result), vocab_growth_figure(result)))
+        memo = (result, (merge_count_figure(result), corpus_length_figure(result), vocab_growth_figure(result)))
         st.session_state[state.CHARTS] = memo
     return memo[1]
 
@@ -30,10 +31,11 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     """Draw merge ``step`` (1-based) of ``result``: counts, rewritten words, rules so far, charts."""
     k = step - 1
     s = result.steps[k]
-    eow = result.config.pretokenizer == "whitespace_eow"
+    eow = end_of_word_mode(result)
     unit = result.config.unit
-    show = display_for(unit, eow)
-    st.subheader(f"Merge {step} of {result.num_merges}: “{show(s.pair[0])}” + “{show(s.pair[1])}” → “{show(s.token)}”")
+    show = display_of(result)
+    a, b, new = (plain(show(t)) for t in (*s.pair, s.token))
+    st.subheader(f"Merge {step} of {result.num_merges}: “{a}” + “{b}” → “{new}”")
     m = st.columns(5)
     m[0].metric("pair count", f"{s.count:,}")
     m[1].metric("replaced", f"{s.replacements:,}", help="Overlapping occurrences (a a a) cannot all be replaced.")
@@ -49,6 +51,9 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     with left:
         st.markdown(f"**Pair counts before this merge** (ties broken by {s.tie_break})")
         frame = pair_counts_frame(s, show)
+        total = result.num_pairs_at(k)
+        note = left_out(len(frame), total, "distinct pairs", first="top")
+        st.caption(f"Showing {note}." if note else f"All {total:,} distinct pairs.")
         st.dataframe(
             frame.style.apply(_highlight_first, axis=1),
             hide_index=True,
@@ -56,9 +61,15 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
             column_config={"count": st.column_config.NumberColumn(format="localized"), "tie key": {"width": "large"}},
         )
         if s.num_tied > len(s.tied):
-            st.caption(f"{s.num_tied:,} pairs share the count {s.count:,}; the first {len(s.tied)} are listed.")
+            st.caption(
+                f"{s.num_tied:,} pairs share the count {s.count:,}; the table lists the tie rule's best "
+                f"{len(s.tied):,} ({s.num_tied - len(s.tied):,} left out)."
+            )
     with right:
-        st.markdown(f"**Words rewritten** ({s.num_words:,} distinct; most frequent first)")
+        note = left_out(len(s.words), s.num_words, "shown", first="top")
+        st.markdown(
+            f"**Words rewritten** ({s.num_words:,} distinct; most frequent first" + (f"; {note})" if note else ")")
+        )
         rows = [STYLE]
         for w in s.words:
             rows.append(
@@ -71,12 +82,15 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
             with st.expander(f"All {s.num_words:,} rewritten words"):
                 limit = 2000
                 st.dataframe(word_changes_frame(result.word_changes(k, limit=limit), show), hide_index=True)
-                if s.num_words > limit:
-                    st.caption(f"Showing the first {limit:,} of {s.num_words:,}, in corpus order.")
+                if note := left_out(limit, s.num_words, "words"):
+                    st.caption(f"Showing {note}, in corpus order.")
 
-    st.markdown("**Merge rules so far** (newest last; the current rule is highlighted)")
     rules = merges_frame(result, k, show)
     recent = rules.iloc[max(0, k + 1 - _RULE_WINDOW) :].iloc[::-1].reset_index(drop=True)
+    note = left_out(len(recent), k + 1, "rules", first="last")
+    st.markdown(
+        "**Merge rules so far** (newest first; the current rule is highlighted" + (f"; {note})" if note else ")")
+    )
     st.dataframe(recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch")
     if k + 1 > _RULE_WINDOW:
         with st.expander(f"All {k + 1:,} rules up to this merge"):
@@ -84,5 +98,5 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
 
     if charts:
         figures = _charts(result)
-        for col, fig, key in zip(st.columns(3), figures, ("chart_counts", "chart_compression", "chart_vocab")):
+        for col, fig, key in zip(st.columns(3), figures, state.CHART_KEYS):
             col.plotly_chart(mark_step(fig, step), width="stretch", key=key)

@@ -9,6 +9,7 @@ from ui import state
 from ui.cache import ExportRow
 from ui.corpus import CorpusChoice
 from ui.settings import TrainSettings
+from viz.markdown import code, plain
 
 
 def upload_box() -> dict[str, bytes] | None:
@@ -63,14 +64,15 @@ def session_panel(session: Session, corpus: CorpusChoice) -> None:
     if c is None:
         st.caption("This session holds a tokenizer without training settings.")
         return
+    trained_on = plain(session.corpus_name) if session.corpus_name else "an unnamed corpus"
     st.caption(
-        f"Session {session.name!r}: {c.pretokenizer}, {c.unit}, {c.tie_break}, trained on "
-        f"{session.corpus_name or 'an unnamed corpus'} (SHA-256 {str(session.corpus_sha256)[:12]}…)."
+        f"Session {code(session.name)}: {plain(c.pretokenizer)}, {plain(c.unit)}, {plain(c.tie_break)}, trained on "
+        f"{trained_on} (SHA-256 {plain(str(session.corpus_sha256)[:12])}…)."
     )
     if session.matches(corpus.text):
-        st.success(f"The sidebar corpus ({corpus.name}) is the one this session was trained on.")
+        st.success(f"The sidebar corpus ({plain(corpus.name)}) is the one this session was trained on.")
     else:
-        st.warning(f"The sidebar corpus ({corpus.name}) is not the one this session was trained on.")
+        st.warning(f"The sidebar corpus ({plain(corpus.name)}) is not the one this session was trained on.")
     st.button(
         "Use these settings in the sidebar and train",
         key=state.APPLY_SESSION,
@@ -85,18 +87,18 @@ def downloads(rows: list[ExportRow]) -> None:
     for row in rows:
         c = st.columns([1.2, 3])
         if row.download is None:
-            c[0].button(row.format, disabled=True, key=f"dl_{row.format}", width="stretch")
-            c[1].caption(f"{row.description} Not available: {row.reason}")
+            c[0].button(row.format, disabled=True, key=state.download_key(row.format), width="stretch")
+            c[1].caption(f"{row.description} Not available: {plain(row.reason)}")
             continue
         c[0].download_button(
             row.format,
             data=row.download.data,
             file_name=row.download.filename,
             mime=row.download.mime,
-            key=f"dl_{row.format}",
+            key=state.download_key(row.format),
             width="stretch",
             on_click="ignore",
         )
         proof = row.proof
         mark = "✔" if proof is not None and proof.ok else "✘"
-        c[1].caption(f"{row.description} `{row.download.filename}`. {mark} {proof.message if proof else ''}")
+        c[1].caption(f"{row.description} {code(row.download.filename)}. {mark} {plain(proof.message) if proof else ''}")

@@ -8,13 +8,16 @@ marker written ``</w>``.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
+from pandas.io.formats.style import Styler
 
 from bpe_core import TrainResult
-from viz.tokens import TokenView, tokens_row, view_of_string, visible
+from viz.tokens import TokenView, end_of_word_mode, tokens_row, view_of_string, visible
 
 STATUS_COLORS = {"shared by all": "#bbf7d0", "shared by some": "#fef08a", "unique": "#fecaca"}
 """Cell colours of the merge timeline."""
@@ -22,7 +25,7 @@ STATUS_COLORS = {"shared by all": "#bbf7d0", "shared by some": "#fef08a", "uniqu
 
 def token_text(token: str, result: TrainResult) -> str:
     """A token's text as comparable across runs, whitespace made visible: ``Ġthe`` -> ``·the``; ``er</w>`` stays."""
-    view = view_of_string(token, result.config.unit, result.config.pretokenizer == "whitespace_eow")
+    view = view_of_string(token, result.config.unit, end_of_word_mode(result))
     return visible(view.text) + ("</w>" if view.end_of_word else "")
 
 
@@ -76,6 +79,17 @@ def merge_timeline(results: Mapping[str, TrainResult]) -> tuple[pd.DataFrame, pd
     return pd.DataFrame(merges, index=index), pd.DataFrame(status, index=index)
 
 
+def timeline_css(status: pd.DataFrame) -> pd.DataFrame:
+    """Each timeline cell's CSS: its status colour (:data:`STATUS_COLORS`), nothing past a run's end."""
+    return status.map(lambda s: f"background-color: {STATUS_COLORS[s]}" if s in STATUS_COLORS else "")
+
+
+def timeline_style(merges: pd.DataFrame, status: pd.DataFrame) -> Styler:
+    """The merge timeline with each cell coloured by its status (see :func:`timeline_css`)."""
+    css = timeline_css(status)
+    return merges.style.apply(lambda _frame: css, axis=None)
+
+
 def vocab_texts(result: TrainResult) -> set[str]:
     """The vocabulary (alphabet and merged tokens, not special tokens) as comparable texts."""
     return {token_text(t, result) for t in result.alphabet} | {token_text(a + b, result) for a, b in result.merges}
@@ -94,34 +108,57 @@ def vocab_overlap(results: Mapping[str, TrainResult]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["a", "b", "shared", "jaccard"])
 
 
-def unique_tokens(results: Mapping[str, TrainResult], limit: int = 30) -> dict[str, list[str]]:
-    """For each run, the merged tokens no other run has (as texts, in the run's merge order, at most ``limit``)."""
+def unique_tokens(results: Mapping[str, TrainResult]) -> dict[str, list[str]]:
+    """For each run, every merged token no other run has (as texts, in the run's merge order)."""
     vocabs = {name: vocab_texts(r) for name, r in results.items()}
     out = {}
     for name, r in results.items():
         others = set().union(*(v for other, v in vocabs.items() if other != name))
         learned = list(dict.fromkeys(token_text(a + b, r) for a, b in r.merges))
-        out[name] = [t for t in learned if t not in others][:limit]
+        out[name] = [t for t in learned if t not in others]
     return out
+
+
+METRICS = ("tokens", "chars per token", "bytes per token", "tokens per character")
+"""What :func:`compression_figure` can plot."""
+
+
+def compression_values(counts: Sequence[int], *, chars: int, nbytes: int, metric: str) -> list[float]:
+    """Token counts turned into ``metric`` (one of :data:`METRICS`) for a text of ``chars`` characters and
+    ``nbytes`` UTF-8 bytes (a count of 0 gives 0).
+
+    Raises:
+        ValueError: unknown ``metric``.
+    """
+    if metric == "tokens":
+        return [float(c) for c in counts]
+    if metric == "chars per token":
+        return [chars / c if c else 0.0 for c in counts]
+    if metric == "bytes per token":
+        return [nbytes / c if c else 0.0 for c in counts]
+    if metric == "tokens per character":
+        return [c / chars if chars else 0.0 for c in counts]
+    raise ValueError(f"unknown metric {metric!r}; expected one of: {', '.join(METRICS)}")
 
 
 def compression_figure(
     curves: Mapping[str, Sequence[int]],
     *,
-    chars: int,
-    nbytes: int,
+    chars: int | Mapping[str, int],
+    nbytes: int | Mapping[str, int],
     metric: str,
     title: str,
     x_offset: int = 0,
     x_title: str = "merges used",
 ) -> go.Figure:
-    """One line per run: a text's length against the number of merges used.
+    """One line per curve: a text's length in ``metric`` against the number of merges used.
 
     Args:
-        curves: run name -> token count after 0..N merges.
-        chars, nbytes: the text's length in characters and UTF-8 bytes.
-        metric: ``"tokens"``, ``"chars per token"`` or ``"bytes per token"``.
-        title: the figure title.
+        curves: curve name -> token count after 0..N merges.
+        chars, nbytes: the text's length in characters and UTF-8 bytes; a mapping
+            gives each curve its own (curves over different texts).
+        metric: one of :data:`METRICS`.
+        title: the figure title (escaped: plotly reads a few HTML tags in titles).
         x_offset: added to the merge count on the x axis (the base vocabulary
             size turns "merges used" into "vocabulary size").
         x_title: the x-axis title.
@@ -129,18 +166,18 @@ def compression_figure(
     Raises:
         ValueError: unknown ``metric``.
     """
-    if metric not in ("tokens", "chars per token", "bytes per token"):
-        raise ValueError(f"unknown metric {metric!r}")
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of: {', '.join(METRICS)}")
     fig = go.Figure()
     for name, counts in curves.items():
-        if metric == "tokens":
-            y = list(counts)
-        else:
-            size = chars if metric == "chars per token" else nbytes
-            y = [size / c if c else 0.0 for c in counts]
-        fig.add_trace(go.Scatter(x=[x_offset + k for k in range(len(counts))], y=y, name=name, mode="lines"))
+        size = chars[name] if isinstance(chars, Mapping) else chars
+        length = nbytes[name] if isinstance(nbytes, Mapping) else nbytes
+        y = compression_values(counts, chars=size, nbytes=length, metric=metric)
+        fig.add_trace(
+            go.Scatter(x=[x_offset + k for k in range(len(counts))], y=y, name=html.escape(name), mode="lines")
+        )
     fig.update_layout(
-        title=title,
+        title=html.escape(title),
         xaxis_title=x_title,
         yaxis_title=metric,
         hovermode="x unified",
@@ -150,24 +187,43 @@ def compression_figure(
     return fig
 
 
-def merge_diff(a: TrainResult, b: TrainResult) -> tuple[pd.DataFrame, int | None]:
-    """Two merge tables of the same corpus side by side, and the first rank where they differ.
+@dataclass(frozen=True)
+class MergeDiff:
+    """Two merge tables side by side.
 
-    Returns:
-        ``(frame, first)``: columns ``rank``, ``a``, ``b``, ``same``; ``first``
-        is the first differing rank or ``None``.
+    Attributes:
+        frame: one row per rank: ``rank``, one column per table (named by its
+            label; "" past a table's end), ``same``.
+        first: the first rank where the tables differ, or ``None``.
     """
+
+    frame: pd.DataFrame
+    first: int | None
+
+    @property
+    def differing(self) -> pd.DataFrame:
+        """Every rank where the tables differ (the rows of :attr:`frame` whose ``same`` is False)."""
+        return self.frame[~self.frame["same"]].reset_index(drop=True)
+
+
+def merge_diff(a: TrainResult, b: TrainResult, labels: tuple[str, str] = ("a", "b")) -> MergeDiff:
+    """Two merge tables of the same corpus side by side, rank by rank, with their column names.
+
+    Raises:
+        ValueError: the two labels are equal (or clash with ``rank``/``same``).
+    """
+    if len({*labels, "rank", "same"}) != 4:
+        raise ValueError(f"labels must be two different names other than 'rank' and 'same', got {labels!r}")
     ta, tb = merge_texts(a), merge_texts(b)
-    n = max(len(ta), len(tb))
     rows = []
     first = None
-    for rank in range(n):
+    for rank in range(max(len(ta), len(tb))):
         x = ta[rank] if rank < len(ta) else ""
         y = tb[rank] if rank < len(tb) else ""
         if x != y and first is None:
             first = rank
-        rows.append({"rank": rank, "a": x, "b": y, "same": x == y})
-    return pd.DataFrame(rows, columns=["rank", "a", "b", "same"]), first
+        rows.append({"rank": rank, labels[0]: x, labels[1]: y, "same": x == y})
+    return MergeDiff(pd.DataFrame(rows, columns=["rank", *labels, "same"]), first)
 
 
 def texts_row(texts: Sequence[str]) -> str:

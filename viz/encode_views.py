@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from bpe_core import EncodeTrace, PieceTrace, Tokenizer
-from viz.tokens import TokenView, describe_bytes, display_for, visible
+from bpe_core import EncodeTrace, OrderDifference, PieceTrace, Tokenizer
+from viz.tokens import TokenView, describe_bytes, visible
 
 Show = Callable[[str], str]
 
@@ -16,18 +16,14 @@ def _same(token: str) -> str:
     return token
 
 
-def display_of(tokenizer: Tokenizer) -> Show:
-    """How this tokenizer's token strings are shown in tables (see :func:`viz.tokens.display_for`)."""
-    return display_for(tokenizer.unit, tokenizer.end_of_word is not None)
-
-
 def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
     """One :class:`~viz.tokens.TokenView` per token of ``trace`` (at most ``limit``).
 
     Each view shows the text the token stands for (hex for bytes that cut a
     UTF-8 character), its vocabulary string and id, and flags for the
     end-of-word marker, fallback (``<unk>``, ``<0xNN>``, or a character kept
-    although the training alphabet lacked it) and special tokens.
+    although the training alphabet lacked it) and special tokens. ``<unk>`` is
+    shown as ``<unk>`` (its bytes, U+FFFD, would read as a broken character).
     """
     table = tokenizer.table
     fallback_ids = set(tokenizer.byte_fallback_ids)
@@ -40,7 +36,7 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
             eow = table.ends_word[tid]
             if eow:
                 data = data[:-1]
-            text = describe_bytes(data)
+            text = table.strings[tid] if tid == tokenizer.unk_id else describe_bytes(data)
             views.append(
                 TokenView(
                     text=text,
@@ -132,4 +128,20 @@ def fallbacks_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
             for f in piece.fallbacks
         ],
         columns=["char", "offset", "kind", "bytes", "tokens", "merged"],
+    )
+
+
+def order_differences_frame(diffs: list[OrderDifference], show: Show = _same) -> pd.DataFrame:
+    """The pre-tokens that ``rank`` and ``sequential`` order cut differently: ``word`` (whitespace made
+    visible), ``rank order`` and ``sequential`` (the tokens, joined by spaces)."""
+    return pd.DataFrame(
+        [
+            {
+                "word": visible(d.text),
+                "rank order": " ".join(map(show, d.rank_tokens)),
+                "sequential": " ".join(map(show, d.sequential_tokens)),
+            }
+            for d in diffs
+        ],
+        columns=["word", "rank order", "sequential"],
     )

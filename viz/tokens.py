@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bpe_core import MARKER, unicode_to_bytes
+from bpe_core import MARKER, Tokenizer, TrainResult, unicode_to_bytes
 
 PALETTE = (
     "#fde68a",
@@ -139,6 +139,23 @@ def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
         return visible(view.text) + (MARKER if view.end_of_word else "")
 
     return show
+
+
+def end_of_word_mode(source: Tokenizer | TrainResult) -> bool:
+    """True when ``source`` (a tokenizer or a training result) ends words with the ``</w>`` marker."""
+    if isinstance(source, TrainResult):
+        return source.config.pretokenizer == "whitespace_eow"
+    return source.end_of_word is not None
+
+
+def unit_of(source: Tokenizer | TrainResult) -> str:
+    """``"char"`` or ``"byte"``: the base symbols of a tokenizer or a training result."""
+    return source.config.unit if isinstance(source, TrainResult) else source.unit
+
+
+def display_of(source: Tokenizer | TrainResult) -> Callable[[str], str]:
+    """:func:`display_for` with the unit and end-of-word mode of a tokenizer or a training result."""
+    return display_for(unit_of(source), end_of_word_mode(source))
 
 
 def strings_row(tokens: Iterable[str], unit: str, end_of_word_mode: bool) -> str:

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from bpe_core import TrainResult
+from viz.train_tables import token_counts
 
 _LAYOUT = {"height": 300, "margin": {"l": 50, "r": 20, "t": 40, "b": 40}, "hovermode": "x unified"}
 
@@ -73,10 +74,13 @@ def merge_count_figure(result: TrainResult, step: int | None = None) -> go.Figur
     return mark_step(fig, step)
 
 
-def compression_figure(result: TrainResult, step: int | None = None) -> go.Figure:
-    """Corpus length in tokens and characters per token after 0..N merges; ``step`` is marked."""
+def corpus_length_figure(result: TrainResult, step: int | None = None) -> go.Figure:
+    """The training corpus's length in tokens, and characters per token, after 0..N merges; ``step`` is marked.
+
+    (:func:`viz.compare.compression_figure` draws several runs, or held-out text, on one metric.)
+    """
     merges = list(range(result.num_merges + 1))
-    tokens = [result.tokens_at(k) for k in merges]
+    tokens = token_counts(result)
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=merges, y=tokens, name="tokens", mode="lines"), secondary_y=False)
     fig.add_trace(

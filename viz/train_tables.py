@@ -85,6 +85,11 @@ def word_changes_frame(words: list[WordChange] | tuple[WordChange, ...], show: S
     )
 
 
+def token_counts(result: TrainResult) -> list[int]:
+    """The training corpus's length in tokens after 0, 1, ..., ``num_merges`` merges (``num_merges + 1`` values)."""
+    return [result.tokens_at(k) for k in range(result.num_merges + 1)]
+
+
 def corpus_summary(result: TrainResult) -> dict[str, int | float]:
     """Headline numbers: characters, distinct words, alphabet size, merges, tokens before and after.
 

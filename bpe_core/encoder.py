@@ -937,10 +937,10 @@ class Tokenizer:
         Raises:
             OptionError: an unknown order, or text holding a lone surrogate.
         """
-        trace = self.encode_with_trace(text, order=order, allowed_special=allowed_special)
-        decoded = self.decode(trace.ids)
+        decoded = self.decode(self.encode(text, order=order, allowed_special=allowed_special))
         if decoded == text:
             return RoundTrip(True, text, decoded, None, "")
+        trace = self.encode_with_trace(text, order=order, allowed_special=allowed_special)  # to find the cause
         pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
         ch = text[pos] if pos < len(text) else ""
         got = decoded[pos] if pos < len(decoded) else ""

@@ -124,6 +124,53 @@ def train(
         if not isinstance(tok, str) or not tok:
             raise BPEError(f"special tokens must be non-empty strings, got {tok!r}")
 
+    # Training allocates millions of small containers and creates no reference
+    # cycles; the cyclic garbage collector would spend a fifth of the time
+    # scanning them, so it is paused for the whole run, from counting the words
+    # to building the result (reference counting still frees memory). It is
+    # switched back on only after the trainer's working state is dropped, so
+    # the next collection scans just the result the caller keeps.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _train(
+            corpus,
+            num_merges,
+            vocab_size,
+            pretokenizer,
+            unit,
+            end_of_word,
+            tie_break,
+            min_frequency,
+            specials,
+            progress,
+            trace,
+            top_k,
+            max_tied,
+            trace_words,
+        )
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _train(
+    corpus: Corpus,
+    num_merges: int | None,
+    vocab_size: int | None,
+    pretokenizer: str,
+    unit: str,
+    end_of_word: str,
+    tie_break: str,
+    min_frequency: int,
+    specials: tuple[str, ...],
+    progress: ProgressCallback | None,
+    trace: bool,
+    top_k: int,
+    max_tied: int,
+    trace_words: int,
+) -> TrainResult:
+    """The body of :func:`train`, on validated options, with the garbage collector paused."""
     counts = word_counts(corpus, pretokenizer, specials)
     eow = end_of_word if pretokenizer == "whitespace_eow" else None
     table, words = spell_corpus(counts, unit, eow, specials)
@@ -150,19 +197,11 @@ def train(
     )
     texts = list(counts)
     freqs = list(counts.values())
-    # Training allocates millions of small containers and creates no reference
-    # cycles; the cyclic garbage collector would spend a quarter of the time
-    # scanning them, so it is paused for the run (reference counting still frees memory).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
-        initial_counts = state.snapshot_counts() if trace else b""
-        initial_tokens = state.total_tokens
-        stop_reason = state.run(num_merges, min_frequency, progress)
-    finally:
-        if collecting:
-            gc.enable()
+    state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
+    del words  # the trainer holds its own flat copy
+    initial_counts = state.snapshot_counts() if trace else b""
+    initial_tokens = state.total_tokens
+    stop_reason = state.run(num_merges, min_frequency, progress)
 
     from .encoder import Tokenizer  # late import: the tokenizer module imports this one's types
 

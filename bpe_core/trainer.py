@@ -9,7 +9,7 @@ words that contain the merged pair.
 
 Here the index goes one level further down, to *positions*: every distinct
 word is laid out once in flat arrays as a doubly linked list of symbols, and
-each pair maps to the set of positions where it starts. A merge visits exactly
+each pair maps to the sorted list of positions where it starts. A merge visits exactly
 its occurrences (left to right, so overlapping ones such as ``a a a`` merge as
 ``aa a``), rewires the list and adjusts the counts of the neighbouring pairs.
 This also keeps the ``none`` pre-tokenizer fast, where the whole text is one
@@ -251,7 +251,7 @@ class _Trainer:
     with neighbours ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge) in word
     ``wid[p]``. ``index[k]`` is a superset of the positions where pair ``k``
     starts: entries that stopped holding the pair are dropped lazily, when
-    read, which saves a set operation per neighbour update. Every index entry
+    read, which saves a removal per neighbour update. Every index entry
     is a sorted list: a pair gains all its occurrences at once, at the start
     or in the merge that forms it (its new symbol did not exist before), and
     that merge visits its sites left to right, so appending keeps the order.
@@ -295,8 +295,8 @@ class _Trainer:
         weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))
         # The pair starting at each position, -1 where a word ends. One pass
         # groups the positions by pair into lists (in position order, so each
-        # list is sorted and its head is the pair's first occurrence); it is
-        # several times cheaper than sorting the positions by pair.
+        # list is sorted and its head is the pair's first occurrence), at about
+        # half the cost of sorting the positions by pair and grouping the run.
         keys = [a * SHIFT + b for a, b in zip(sym, sym[1:])]
         keys.append(-1)
         for end in ends:

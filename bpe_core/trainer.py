@@ -9,7 +9,7 @@ words that contain the merged pair.
 
 Here the index goes one level further down, to *positions*: every distinct
 word is laid out once in flat arrays as a doubly linked list of symbols, and
-each pair maps to the set of positions where it starts. A merge visits exactly
+each pair maps to the sorted list of positions where it starts. A merge visits exactly
 its occurrences (left to right, so overlapping ones such as ``a a a`` merge as
 ``aa a``), rewires the list and adjusts the counts of the neighbouring pairs.
 This also keeps the ``none`` pre-tokenizer fast, where the whole text is one
@@ -22,8 +22,9 @@ from __future__ import annotations
 import gc
 import heapq
 from array import array
+from collections import Counter
 from collections.abc import Callable
-from itertools import accumulate, chain, groupby, repeat
+from itertools import accumulate, chain, repeat
 
 from .corpus import Corpus, word_counts
 from .errors import BPEError, BudgetError
@@ -41,6 +42,8 @@ WORD_TRACE_LIMIT = 64
 
 _EXCERPT_BEFORE = 8
 _EXCERPT_LEN = 32
+_SLICE_LIMIT = 4 * WORD_TRACE_LIMIT  # words up to this long (as spelled at the start) are read by slicing
+_LIVE = (-1).__ne__  # filter predicate: a position still holds a symbol
 
 
 def train(
@@ -124,6 +127,53 @@ def train(
         if not isinstance(tok, str) or not tok:
             raise BPEError(f"special tokens must be non-empty strings, got {tok!r}")
 
+    # Training allocates millions of small containers and creates no reference
+    # cycles; the cyclic garbage collector would spend a fifth of the time
+    # scanning them, so it is paused for the whole run, from counting the words
+    # to building the result (reference counting still frees memory). It is
+    # switched back on only after the trainer's working state is dropped, so
+    # the next collection scans just the result the caller keeps.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _train(
+            corpus,
+            num_merges,
+            vocab_size,
+            pretokenizer,
+            unit,
+            end_of_word,
+            tie_break,
+            min_frequency,
+            specials,
+            progress,
+            trace,
+            top_k,
+            max_tied,
+            trace_words,
+        )
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _train(
+    corpus: Corpus,
+    num_merges: int | None,
+    vocab_size: int | None,
+    pretokenizer: str,
+    unit: str,
+    end_of_word: str,
+    tie_break: str,
+    min_frequency: int,
+    specials: tuple[str, ...],
+    progress: ProgressCallback | None,
+    trace: bool,
+    top_k: int,
+    max_tied: int,
+    trace_words: int,
+) -> TrainResult:
+    """The body of :func:`train`, on validated options, with the garbage collector paused."""
     counts = word_counts(corpus, pretokenizer, specials)
     eow = end_of_word if pretokenizer == "whitespace_eow" else None
     table, words = spell_corpus(counts, unit, eow, specials)
@@ -150,19 +200,11 @@ def train(
     )
     texts = list(counts)
     freqs = list(counts.values())
-    # Training allocates millions of small containers and creates no reference
-    # cycles; the cyclic garbage collector would spend a quarter of the time
-    # scanning them, so it is paused for the run (reference counting still frees memory).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
-        initial_counts = state.snapshot_counts() if trace else b""
-        initial_tokens = state.total_tokens
-        stop_reason = state.run(num_merges, min_frequency, progress)
-    finally:
-        if collecting:
-            gc.enable()
+    state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
+    del words  # the trainer holds its own flat copy
+    initial_counts = state.snapshot_counts() if trace else b""
+    initial_tokens = state.total_tokens
+    stop_reason = state.run(num_merges, min_frequency, progress)
 
     from .encoder import Tokenizer  # late import: the tokenizer module imports this one's types
 
@@ -209,10 +251,10 @@ class _Trainer:
     with neighbours ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge) in word
     ``wid[p]``. ``index[k]`` is a superset of the positions where pair ``k``
     starts: entries that stopped holding the pair are dropped lazily, when
-    read, which saves a set operation per neighbour update. A pair present
-    from the start keeps the sorted list the initial count produced (pairs
-    never gain occurrences once they exist); a pair formed by a merge
-    collects its positions in a set.
+    read, which saves a removal per neighbour update. Every index entry
+    is a sorted list: a pair gains all its occurrences at once, at the start
+    or in the merge that forms it (its new symbol did not exist before), and
+    that merge visits its sites left to right, so appending keeps the order.
     """
 
     def __init__(
@@ -239,42 +281,42 @@ class _Trainer:
         self.static = None if self.first_seen else StaticKeys(rule, table)
         self.pair_key = None if self.static is None else self.static.pair_key()
 
-        lengths = [len(syms) for syms in words]
+        lengths = list(map(len, words))
         sym = list(chain.from_iterable(words))
         size = len(sym)
-        wstart = [0, *accumulate(lengths)][:-1]
+        ends = list(accumulate(lengths))
+        wstart = [0, *ends[:-1]]
         nxt = list(range(1, size + 1))
         prv = list(range(-1, size - 1))
-        for start, n in zip(wstart, lengths):
-            nxt[start + n - 1] = -1
+        for start, end in zip(wstart, ends):
+            nxt[end - 1] = -1
             prv[start] = -1
         wid = list(chain.from_iterable(repeat(w, n) for w, n in enumerate(lengths)))
         weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))
-        # Group the pair starts by pair key in one C-level sort; a stable sort keeps each
-        # group in position order, so its first element is the pair's first occurrence.
+        # The pair starting at each position, -1 where a word ends. One pass
+        # groups the positions by pair into lists (in position order, so each
+        # list is sorted and its head is the pair's first occurrence), at about
+        # half the cost of sorting the positions by pair and grouping the run.
         keys = [a * SHIFT + b for a, b in zip(sym, sym[1:])]
-        starts = [p for p in range(size - 1) if nxt[p] >= 0]
-        starts.sort(key=keys.__getitem__)
-        counts: dict[int, int] = {}
-        index: dict[int, list[int] | set[int]] = {}
-        first: dict[int, int] = {}
+        keys.append(-1)
+        for end in ends:
+            keys[end - 1] = -1
+        index: dict[int, list[int]] = {}
+        group = index.setdefault
+        for p, key in enumerate(keys):
+            group(key, []).append(p)
+        index.pop(-1, None)
+        del keys
         wget = weight.__getitem__
-        for key, group in groupby(starts, key=keys.__getitem__):
-            members = list(group)
-            index[key] = members
-            counts[key] = sum(map(wget, members))
-            first[key] = members[0]
+        counts = {key: sum(map(wget, members)) for key, members in index.items()}
         sym.append(-2)  # sentinel: sym[nxt[p]] is -2 when p ends its word (nxt[p] == -1)
         self.sym, self.nxt, self.prv, self.wid, self.weight = sym, nxt, prv, wid, weight
-        self.wstart, self.wlen = wstart, lengths
+        self.wstart, self.wend, self.wlen = wstart, ends, lengths
         self.counts, self.index = counts, index
         self.total_tokens = sum(n * f for n, f in zip(lengths, freqs))
-        self.hist: dict[int, int] = {}
-        if trace:
-            for c in counts.values():
-                self.hist[c] = self.hist.get(c, 0) + 1
+        self.hist: dict[int, int] = dict(Counter(counts.values())) if trace else {}  # count -> pairs (num_tied)
         if self.pair_key is None:
-            self.heap = [(-c, first[k], k) for k, c in counts.items()]
+            self.heap = [(-c, index[k][0], k) for k, c in counts.items()]
         else:
             pair_key = self.pair_key
             self.heap = [(-c, pair_key(k // SHIFT, k % SHIFT), k) for k, c in counts.items()]
@@ -290,34 +332,30 @@ class _Trainer:
         """The first position that still holds pair ``k`` (pruning stale index entries)."""
         a, b = divmod(k, SHIFT)
         sym, nxt = self.sym, self.nxt
-        held = self.index[k]
-        if isinstance(held, list):  # sorted: drop the stale head
-            j = 0
-            while not (sym[held[j]] == a and sym[nxt[held[j]]] == b):
-                j += 1
-            if j:
-                del held[:j]
-            return held[0]
-        first = min(held)
-        if sym[first] == a and sym[nxt[first]] == b:
-            return first
-        live = {p for p in held if sym[p] == a and sym[nxt[p]] == b}
-        self.index[k] = live
-        return min(live)
+        held = self.index[k]  # sorted: drop the stale head
+        j = 0
+        while not (sym[held[j]] == a and sym[nxt[held[j]]] == b):
+            j += 1
+        if j:
+            del held[:j]
+        return held[0]
 
-    def _key(self, k: int) -> object:
-        """The tie key of pair ``k`` (smallest wins): its first position, or a static key."""
+    def _push_fresh(self, fresh: list[int]) -> None:
+        """Push the pairs a merge formed onto the heap, keyed by the tie rule (smallest wins)."""
+        heap, counts, push = self.heap, self.counts, heapq.heappush
         if self.pair_key is None:
-            return self._first_position(k)
-        return self.pair_key(k // SHIFT, k % SHIFT)
+            first = self._first_position
+            for k in fresh:
+                push(heap, (-counts[k], first(k), k))
+        else:
+            pair_key = self.pair_key
+            for k in fresh:
+                a, b = divmod(k, SHIFT)
+                push(heap, (-counts[k], pair_key(a, b), k))
 
     def snapshot_counts(self) -> bytes:
-        """All current pair counts, packed as ``array('q', [key, count, ...])`` bytes."""
-        flat = array("q")
-        for k, c in self.counts.items():
-            flat.append(k)
-            flat.append(c)
-        return flat.tobytes()
+        """All current pair counts, packed as ``array('q', [key, count, ...])`` bytes, by pair key."""
+        return array("q", chain.from_iterable(sorted(self.counts.items()))).tobytes()
 
     def _pop_valid(self) -> tuple[int, object, int] | None:
         """Pop the best heap entry after bringing stale entries up to date.
@@ -360,17 +398,20 @@ class _Trainer:
     def _ranked(self, best: tuple[int, object, int]) -> list[tuple[int, object, int]]:
         """The winner, then the next entries in priority order (top pairs, ties), left in the heap."""
         count = -best[0]
-        want = max(self.top_k, self.max_tied)
+        top_k = self.top_k
+        want = max(top_k, self.max_tied)
+        pop = self._pop_valid
         ranked = [best]
         while len(ranked) < want:
-            if len(ranked) >= self.top_k and -ranked[-1][0] < count:
+            if len(ranked) >= top_k and -ranked[-1][0] < count:
                 break
-            entry = self._pop_valid()
+            entry = pop()
             if entry is None:
                 break
             ranked.append(entry)
+        heap, push = self.heap, heapq.heappush
         for entry in ranked[1:]:
-            heapq.heappush(self.heap, entry)
+            push(heap, entry)
         return ranked
 
     def _pair(self, k: int) -> tuple[str, str]:
@@ -384,21 +425,26 @@ class _Trainer:
     def _record_ties(self, best: tuple[int, object, int]) -> tuple[tuple, tuple, tuple]:
         """``(top_pairs, tied, tie_keys)`` for the step about to merge ``best``."""
         ranked = self._ranked(best)
-        count = -best[0]
-        pair = self._pair
-        top_pairs = tuple((pair(k), -c) for c, _key, k in ranked[: self.top_k])
-        tied_entries = [e for e in ranked if -e[0] == count][: self.max_tied]
-        tied = tuple(pair(k) for _c, _key, k in tied_entries)
+        shared, pair = self.pair_strings, self._pair
+        pairs = [shared.get(k) or pair(k) for _c, _key, k in ranked]
+        top_k = self.top_k
+        top_pairs = tuple(zip(pairs[:top_k], [-c for c, _key, _k in ranked[:top_k]]))
+        # ranked is in priority order, so the pairs tied with the winner lead it
+        num = 1
+        while num < len(ranked) and ranked[num][0] == best[0]:
+            num += 1
+        num = min(num, self.max_tied)
+        tied = tuple(pairs[:num])
         if self.first_seen:
             wid, wstart, texts = self.wid, self.wstart, self.texts
             tie_keys = tuple(
                 f"first seen in word #{wid[p]} {_short(texts[wid[p]])} at offset {p - wstart[wid[p]]}"  # type: ignore[operator]
-                for _c, p, _k in tied_entries
+                for _c, p, _k in ranked[:num]
             )
         else:
             described = self.described
             keys = []
-            for _c, _key, k in tied_entries:
+            for _c, _key, k in ranked[:num]:
                 text = described.get(k)
                 if text is None:
                     text = described[k] = describe_key(self.rule, self.table, k // SHIFT, k % SHIFT)
@@ -428,13 +474,13 @@ class _Trainer:
         index, counts, wlen = self.index, self.counts, self.wlen
         rewritten: dict[int, tuple[int, int]] = {}  # word -> (leftmost merge site, length before)
         cur_w = -1
-        delta: dict[int, int] = {}
+        delta: dict[int, int] = {}  # count changes, in the order the pairs are first touched
         dget = delta.get
         iget = index.get
         replaced = 0
         new_s = new * SHIFT
-        held = index.pop(pk)
-        for i in held if isinstance(held, list) else sorted(held):
+        b_s = b * SHIFT
+        for i in index.pop(pk):
             j = nxt[i]
             if sym[i] != a or sym[j] != b:
                 continue  # a stale index entry, or consumed by an overlapping occurrence
@@ -445,29 +491,29 @@ class _Trainer:
                     rewritten[w] = (i, wlen[w])
             f = weight[i]
             p = prv[i]
-            if p >= 0:
+            if p >= 0:  # (x, a) becomes (x, new)
                 x = sym[p] * SHIFT
                 k = x + a
                 delta[k] = dget(k, 0) - f
                 k = x + new
                 delta[k] = dget(k, 0) + f
-                s = iget(k)
-                if s is None:
-                    index[k] = {p}
+                held = iget(k)
+                if held is None:
+                    index[k] = [p]
                 else:
-                    s.add(p)
+                    held.append(p)
             n = nxt[j]
-            if n >= 0:
+            if n >= 0:  # (b, y) becomes (new, y)
                 y = sym[n]
-                k = b * SHIFT + y
+                k = b_s + y
                 delta[k] = dget(k, 0) - f
                 k = new_s + y
                 delta[k] = dget(k, 0) + f
-                s = iget(k)
-                if s is None:
-                    index[k] = {i}
+                held = iget(k)
+                if held is None:
+                    index[k] = [i]
                 else:
-                    s.add(i)
+                    held.append(i)
                 prv[n] = i
             nxt[i] = n
             sym[i] = new
@@ -476,39 +522,36 @@ class _Trainer:
             replaced += f
         delta[pk] = -count
 
+        changes = [(k, d) for k, d in delta.items() if d]
+        if trace:
+            self.deltas.append(array("q", chain.from_iterable(changes)).tobytes())
         hist = self.hist
-        heap = self.heap
-        packed = array("q") if trace else None
+        cget = counts.get
         fresh = []
-        for k, d in delta.items():
-            if d == 0:
-                continue
-            old = counts.get(k, 0)
+        for k, d in changes:
+            old = cget(k, 0)
             c = old + d
             if trace:
                 if old:
                     hist[old] -= 1
                 if c:
                     hist[c] = hist.get(c, 0) + 1
-                packed.append(k)  # type: ignore[union-attr]
-                packed.append(d)  # type: ignore[union-attr]
             if c:
                 counts[k] = c
                 if not old:
-                    fresh.append((c, k))
+                    fresh.append(k)
             else:
                 del counts[k]
                 index.pop(k, None)
-        for c, k in fresh:
-            heapq.heappush(heap, (-c, self._key(k), k))
-        if packed is not None:
-            self.deltas.append(packed.tobytes())
+        self._push_fresh(fresh)
         self.total_tokens -= replaced
         if trace:
             self.changed_words.append(array("i", rewritten).tobytes())
             num_words = len(rewritten)
-            shown = heapq.nlargest(self.trace_words, rewritten, key=freqs.__getitem__)  # stable: ties in corpus order
-            words = tuple(self._word_change(w, *rewritten[w], a, b, new) for w in shown)
+            # the most frequent words; the sort is stable, so ties stay in corpus order
+            shown = sorted(rewritten, key=freqs.__getitem__, reverse=True)[: self.trace_words]
+            pair = self._pair(pk)
+            words = tuple(self._word_change(w, *rewritten[w], pair, new) for w in shown)
         else:
             num_words, words = 0, ()
         self.steps.append(
@@ -554,36 +597,42 @@ class _Trainer:
             p = prv[p]
         return self._walk(p, _EXCERPT_LEN)
 
-    def _word_change(self, w: int, first_site: int, len_before: int, a: int, b: int, new: int) -> WordChange:
-        """Record word ``w`` just after merging ``(a, b)`` into ``new``.
+    def _word_change(self, w: int, first_site: int, len_before: int, pair: tuple[str, str], new: int) -> WordChange:
+        """Record word ``w`` just after merging ``pair`` into ``new``.
 
         The spelling before the merge is the spelling after it with every
-        ``new`` split back into ``a b``: ``new`` did not exist before this merge.
+        ``new`` split back into the pair: ``new`` did not exist before this merge.
         """
-        strings, sym, nxt = self.table.strings, self.sym, self.nxt
+        sym = self.sym
         excerpt = self.wlen[w] > WORD_TRACE_LIMIT
+        start, end = self.wstart[w], self.wend[w]
         if excerpt:
             after = [sym[p] for p in self._window(w, first_site, True)]
+        elif end - start <= _SLICE_LIMIT:
+            # Merged-away positions hold -1, so a word's live symbols are its
+            # original slots with those left out: filtered in C, no list walk.
+            after = list(filter(_LIVE, sym[start:end]))
         else:
-            after = []
-            p = self.wstart[w]
-            while p != -1:
-                after.append(sym[p])
-                p = nxt[p]
-        merged_at = tuple([k for k, s in enumerate(after) if s == new])
-        before: list[int] = []
-        for s in after:
-            if s == new:
-                before += (a, b)
-            else:
-                before.append(s)
-        get = strings.__getitem__
+            after = [sym[p] for p in self._walk(start, WORD_TRACE_LIMIT + 1)]
+        shown = tuple(map(self.table.strings.__getitem__, after))
+        merged_at = []
+        m = -1
+        for _ in range(after.count(new)):
+            m = after.index(new, m + 1)
+            merged_at.append(m)
+        parts = []
+        prev = 0
+        for m in merged_at:
+            parts.append(shown[prev:m])
+            parts.append(pair)
+            prev = m + 1
+        parts.append(shown[prev:])
         return WordChange(
             word=self.texts[w],
             freq=self.freqs[w],
-            before=tuple(map(get, before)),
-            after=tuple(map(get, after)),
-            merged_at=merged_at,
+            before=tuple(chain.from_iterable(parts)),
+            after=shown,
+            merged_at=tuple(merged_at),
             excerpt=excerpt,
             occurrences=len_before - self.wlen[w],
         )

@@ -175,6 +175,50 @@ class TrainResult:
             out[pair] = out.get(pair, 0) + c
         return out
 
+    def tied_at(self, k: int) -> list[Pair]:
+        """Every pair that had the winning count before merge ``k``, winner first, then in tie-rule order.
+
+        ``steps[k].tied`` keeps the first ``max_tied`` of them (see
+        :func:`bpe_core.train`), ``steps[k].num_tied`` counts them all; this
+        rebuilds the whole list from the recorded pair counts, ordered by the
+        run's tie rule (:mod:`bpe_core.tiebreak`): ``first_seen`` scans the
+        distinct words in order of first appearance, each left to right, as
+        segmented after ``k`` merges; the other rules compare the pair's
+        strings or Hugging Face ids.
+
+        Args:
+            k: the merge rank, ``0 <= k < num_merges``.
+
+        Returns:
+            ``[(left, right), ...]`` with ``len == steps[k].num_tied``.
+
+        Raises:
+            ValueError: ``k`` out of range, or the run was made with ``trace=False``.
+        """
+        if not isinstance(k, int) or not 0 <= k < len(self.merges):
+            raise ValueError(f"merge {k!r} is out of range 0..{len(self.merges) - 1}")
+        best = self.steps[k].count
+        tied = [pair for pair, c in self.pair_counts_at(k, by_id=True).items() if c == best]
+        rule = self.config.tie_break
+        s = self.symbol_strings
+        if rule == "first_seen":
+            wanted, ordered = set(tied), []
+            for word, _freq in self.words:
+                seg = self.tokenizer.replay_ids(word, k)
+                for pair in zip(seg, seg[1:]):
+                    if pair in wanted:
+                        wanted.discard(pair)
+                        ordered.append(pair)
+                if not wanted:
+                    break
+            tied = ordered
+        elif rule == "hf_tokenizers":
+            hf = self.tokenizer.table.hf_rank
+            tied.sort(key=lambda p: (hf[p[0]], hf[p[1]]))
+        else:
+            tied.sort(key=lambda p: (s[p[0]], s[p[1]]), reverse=rule == "subword_nmt")
+        return [(s[a], s[b]) for a, b in tied]
+
     def segmentation(self, word: int, k: int) -> tuple[str, ...]:
         """How word number ``word`` (an index into ``words``) is cut after ``k`` merges.
 

@@ -79,9 +79,10 @@ class MergeStep:
             frequency, overlapping occurrences included: ``aaaaa`` counts (a,a) 4 times).
         replacements: occurrences actually replaced, left to right without
             overlap (``aaaaa`` -> 2); at most ``count``.
-        tied: every pair that had the winning count, winner first, then in the
-            order the tie rule ranks them; at most ``max_tied`` entries are kept
-            (``num_tied`` is the full number).
+        tied: the pairs that had the winning count, winner first, then in the
+            order the tie rule ranks them; the first ``max_tied`` are kept here
+            (``num_tied`` is the full number, and
+            :meth:`TrainResult.tied_at` rebuilds every one of them).
         tie_keys: for each pair in ``tied``, the value the tie rule compared,
             in words ("first seen in word #3 'newer' at offset 1").
         num_tied: how many pairs had the winning count (1 means no tie).

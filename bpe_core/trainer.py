@@ -87,7 +87,8 @@ def train(
         trace: record words, top pairs, ties and pair-count deltas (False keeps
             only the merge table and counts, for speed).
         top_k: how many top pair counts each step records.
-        max_tied: how many tied pairs each step lists (``num_tied`` counts all).
+        max_tied: how many tied pairs each step lists (``num_tied`` counts all;
+            :meth:`TrainResult.tied_at` rebuilds every one).
         trace_words: how many rewritten words each step records with their
             before/after segmentation, most frequent first
             (:meth:`TrainResult.word_changes` gives all of them).

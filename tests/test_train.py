@@ -220,6 +220,16 @@ def test_pair_counts_by_id_keep_pairs_that_render_alike():
     assert r.num_pairs_at(5) == 3
 
 
+def test_tied_at_lists_every_tied_pair_beyond_the_recorded_cap():
+    r = train(LOW, num_merges=10, max_tied=1)
+    assert r.steps[0].tied == (("e", "r"),) and r.steps[0].num_tied == 2
+    assert r.tied_at(0) == [("e", "r"), ("r", "</w>")]  # first seen: 'newer' has e r before r </w>
+    a = train(LOW, num_merges=10, max_tied=1, tie_break="alphabetical")
+    assert a.tied_at(2) == [("e", "w"), ("n", "e")]  # both count 8; the smaller string pair wins
+    with pytest.raises(ValueError, match="out of range"):
+        r.tied_at(10)
+
+
 def test_num_pairs_at_counts_every_distinct_pair():
     r = train(LOW, num_merges=10)
     for k in range(r.num_merges + 1):

@@ -75,12 +75,13 @@ def test_incremental_trainer_equals_naive_recount(corpus, mode, rule):
 
 
 @settings(max_examples=100, deadline=None)
-@given(CORPORA, MODES)
-def test_recorded_ties_are_the_pairs_with_the_winning_count(corpus, mode):
-    r = train(corpus, num_merges=15, min_frequency=1, max_tied=1000, top_k=1000, **mode)
+@given(CORPORA, MODES, RULES)
+def test_recorded_ties_are_the_pairs_with_the_winning_count(corpus, mode, rule):
+    r = train(corpus, num_merges=15, min_frequency=1, max_tied=1000, top_k=1000, tie_break=rule, **mode)
     s = r.symbol_strings
     for k, step in enumerate(r.steps):
         counts = r.pair_counts_at(k, by_id=True)  # by id: a typed '</w>' may render like the marker
         tied = [(s[a], s[b]) for (a, b), c in counts.items() if c == step.count]
         assert step.num_tied == len(tied) and sorted(step.tied) == sorted(tied)
         assert step.tied[0] == step.pair and step.count == max(counts.values())
+        assert r.tied_at(k) == list(step.tied)  # the whole tie list, in the trainer's order

@@ -59,6 +59,16 @@ class RuleApplier:
         self.data = data
         self.merge_by = merge_by
         self.whole_piece = whole_piece
+        self._rank_encoder: Callable[[str], tuple[int, ...]] | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["_rank_encoder"] = None  # a closure: rebuilt on first use after unpickling
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_rank_encoder", None)  # pickled before the fast path existed
 
     def apply(
         self, syms: list[int], order: str, record: Record | None = None, start: int = 0, stop: int = INF
@@ -105,9 +115,18 @@ class RuleApplier:
           carry no trace, range or order switches and keep every table they
           read in local variables.
 
+        The function is built once per table (it holds lists derived from the
+        merge table, never from encoded text) so that short texts do not pay
+        for building it.
+
         Raises:
             UnicodeEncodeError: the chunk holds a lone surrogate.
         """
+        if self._rank_encoder is None:
+            self._rank_encoder = self._build_rank_encoder(byte_ids)
+        return self._rank_encoder
+
+    def _build_rank_encoder(self, byte_ids: Sequence[int]) -> Callable[[str], tuple[int, ...]]:
         perm = bytes(byte_ids) if len(byte_ids) == 256 and max(byte_ids) < 256 else None
         new_of = [new for _a, _b, new in self.merge_ids]
         merge_long = self._merge_long
@@ -131,7 +150,22 @@ class RuleApplier:
 
             return encode
 
-        pair_get = self.pair_rank.get
+        if not _made_before_use(self.merge_ids):
+            # a hand-made table where a token is used by a rule ranked before one that makes it
+            apply = self.apply
+
+            def encode(chunk: str) -> tuple[int, ...]:
+                piece = chunk.encode("utf-8")
+                syms = list(piece.translate(perm)) if perm is not None else [byte_ids[b] for b in piece]
+                return tuple(apply(syms, "rank"))
+
+            return encode
+
+        # rows[left][right] = rank: two lookups with small int keys instead of building
+        # the two-digit key ``left * SHIFT + right`` (a new int object per lookup)
+        rows: list[dict[int, int]] = [{} for _ in range(max(len(self.data), len(byte_ids)))]
+        for rank, (a, b, _new) in enumerate(self.merge_ids):
+            rows[a][b] = rank
 
         def encode(chunk: str) -> tuple[int, ...]:
             piece = chunk.encode("utf-8")
@@ -141,7 +175,7 @@ class RuleApplier:
                 return tuple(syms)
             if n > LONG:
                 return tuple(merge_long(syms, "rank"))
-            return tuple(_rank_pairs(syms, pair_get, new_of))
+            return tuple(_rank_pairs(syms, rows, new_of))
 
         return encode
 
@@ -304,39 +338,48 @@ class RuleApplier:
         return out
 
 
-def _rank_pairs(
-    syms: list[int], pair_get: Callable[[int, int], int], new_of: list[int], inf: int = INF, shift: int = SHIFT
-) -> list[int]:
+def _made_before_use(merge_ids: Sequence[tuple[int, int, int]]) -> bool:
+    """True when every rule that uses a token ranks after every rule that makes it.
+
+    Tables learned by BPE training (and GPT-2's) are like this: a rule can
+    only name tokens that exist. Hand-made tables whose two rules make the same
+    token may not be.
+    """
+    first_use: dict[int, int] = {}
+    for rank, (a, b, _new) in enumerate(merge_ids):
+        first_use.setdefault(a, rank)
+        first_use.setdefault(b, rank)
+    return all(first_use.get(new, INF) > rank for rank, (_a, _b, new) in enumerate(merge_ids))
+
+
+def _rank_pairs(syms: list[int], rows: list[dict[int, int]], new_of: list[int], inf: int = INF) -> list[int]:
     """Pair semantics, ``rank`` order, no trace: the loop of :meth:`RuleApplier._merge_short` cut to the bone.
 
-    ``syms`` (two symbols or more) is merged in place and returned. ``ranks[i]``
-    is the rank of ``(syms[i], syms[i + 1])``; each pass merges every
-    occurrence of the lowest rank left to right without overlap. Most passes
-    merge a single occurrence, so ``list.count`` (one C scan) decides up front
-    whether to look for more instead of catching ``list.index``'s ValueError
-    every time. ``inf``/``shift`` are default arguments so that they are local
-    variables (the cheapest lookup in CPython).
+    ``syms`` (two symbols or more) is merged in place and returned;
+    ``ranks[i]`` is the rank of ``(syms[i], syms[i + 1])``, looked up as
+    ``rows[left].get(right)``. The general loop merges every occurrence of the
+    lowest rank in one pass; here each pass merges only the leftmost one and
+    the next pass finds the lowest rank again. That is the same thing when
+    every rule using a token ranks after the rules making it
+    (:func:`_made_before_use`, checked by the caller): the two new pairs next
+    to a merge then rank higher than the rule just applied, so the next
+    lowest rank is that rule again as long as occurrences are left, and
+    ``list.index`` finds the next one to the right (the overlapping one, if
+    any, was just overwritten). ``inf`` is a default argument so that it is a
+    local variable (the cheapest lookup in CPython).
     """
-    ranks = [pair_get(x * shift + y, inf) for x, y in zip(syms, islice(syms, 1, None))]
+    ranks = [rows[x].get(y, inf) for x, y in zip(syms, islice(syms, 1, None))]
     best = min(ranks)
     while best != inf:
         new = new_of[best]
         i = ranks.index(best)
-        more = ranks.count(best) > 1
-        while True:
-            syms[i] = new
-            del syms[i + 1]
-            del ranks[i]
-            if i:
-                ranks[i - 1] = pair_get(syms[i - 1] * shift + new, inf)
-            if i < len(ranks):
-                ranks[i] = pair_get(new * shift + syms[i + 1], inf)
-            if not more:
-                break
-            try:  # the next occurrence is to the right: the new symbol's pairs cannot hold ``best``
-                i = ranks.index(best, i + 1)
-            except ValueError:
-                break
+        syms[i] = new
+        del syms[i + 1]
+        del ranks[i]
+        if i:
+            ranks[i - 1] = rows[syms[i - 1]].get(new, inf)
+        if i < len(ranks):
+            ranks[i] = rows[new].get(syms[i + 1], inf)
         if not ranks:
             break
         best = min(ranks)

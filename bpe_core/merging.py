@@ -150,7 +150,7 @@ class RuleApplier:
 
             return encode
 
-        if not _made_before_use(self.merge_ids):
+        if not _made_before_use(self.merge_ids, len(self.data)):
             # a hand-made table where a token is used by a rule ranked before one that makes it
             apply = self.apply
 
@@ -163,9 +163,14 @@ class RuleApplier:
 
         # rows[left][right] = rank: two lookups with small int keys instead of building
         # the two-digit key ``left * SHIFT + right`` (a new int object per lookup)
-        rows: list[dict[int, int]] = [{} for _ in range(max(len(self.data), len(byte_ids)))]
+        # (ids that start no rule share one empty dict, which is only ever read)
+        empty: dict[int, int] = {}
+        rows = [empty] * max(len(self.data), len(byte_ids))
         for rank, (a, b, _new) in enumerate(self.merge_ids):
-            rows[a][b] = rank
+            row = rows[a]
+            if row is empty:
+                row = rows[a] = {}
+            row[b] = rank
 
         def encode(chunk: str) -> tuple[int, ...]:
             piece = chunk.encode("utf-8")
@@ -338,18 +343,18 @@ class RuleApplier:
         return out
 
 
-def _made_before_use(merge_ids: Sequence[tuple[int, int, int]]) -> bool:
-    """True when every rule that uses a token ranks after every rule that makes it.
+def _made_before_use(merge_ids: Sequence[tuple[int, int, int]], size: int) -> bool:
+    """True when every rule that uses a token ranks after every rule that makes it (ids below ``size``).
 
     Tables learned by BPE training (and GPT-2's) are like this: a rule can
     only name tokens that exist. Hand-made tables whose two rules make the same
     token may not be.
     """
-    first_use: dict[int, int] = {}
-    for rank, (a, b, _new) in enumerate(merge_ids):
-        first_use.setdefault(a, rank)
-        first_use.setdefault(b, rank)
-    return all(first_use.get(new, INF) > rank for rank, (_a, _b, new) in enumerate(merge_ids))
+    first_use = [INF] * size
+    for rank in range(len(merge_ids) - 1, -1, -1):  # backwards: the lowest rank is written last
+        a, b, _new = merge_ids[rank]
+        first_use[a] = first_use[b] = rank
+    return all(first_use[new] > rank for rank, (_a, _b, new) in enumerate(merge_ids))
 
 
 def _rank_pairs(syms: list[int], rows: list[dict[int, int]], new_of: list[int], inf: int = INF) -> list[int]:

@@ -596,11 +596,23 @@ class Tokenizer:
         cache = self._caches[order]
         ids = cache.get(chunk)
         if ids is None:
-            ids = tuple(self._merge(self._spell(chunk), order))
+            ids = self._chunk_encoder(order)(chunk)
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
             cache[chunk] = ids
         return ids
+
+    def _chunk_encoder(self, order: str) -> Callable[[str], tuple[int, ...]]:
+        """``encode(chunk)``: one chunk's ids, merged from its base symbols (no cache).
+
+        Byte-level tables without an end-of-word marker in ``rank`` order (GPT-2,
+        cl100k_base, tables trained with the gpt2/gpt4 pattern) take the
+        specialised loops of :meth:`~bpe_core.merging.RuleApplier.rank_encoder`;
+        everything else spells the chunk and runs the general merge loop.
+        """
+        if order == "rank" and self.unit == "byte" and self.end_of_word is None:
+            return self._rules.rank_encoder(self.table.byte_ids)
+        return lambda chunk: tuple(self._merge(self._spell(chunk), order))
 
     def encode(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> list[int]:
         """Encode text to token ids.
@@ -624,15 +636,23 @@ class Tokenizer:
         out: list[int] = []
         special_ids = self.table.special_ids
         cache = self._caches[order]
-        for piece, special in self._split(text, allowed_special):
-            if special:
-                out.append(special_ids[piece])
-                continue
-            for chunk in self._chunks(piece):
-                ids = cache.get(chunk)
-                if ids is None:
-                    ids = self._encode_chunk(chunk, order)
-                out.extend(ids)
+        new_ids = self._chunk_encoder(order)
+        try:
+            for piece, special in self._split(text, allowed_special):
+                if special:
+                    out.append(special_ids[piece])
+                    continue
+                for chunk in self._chunks(piece):
+                    ids = cache.get(chunk)
+                    if ids is None:  # a miss: merge it here, without _encode_chunk's second lookup
+                        ids = new_ids(chunk)
+                        if len(cache) >= _CACHE_LIMIT:
+                            cache.clear()
+                        cache[chunk] = ids
+                    out.extend(ids)
+        except UnicodeEncodeError as exc:  # the byte-level fast path met a lone surrogate
+            self._spell(exc.object)  # raises the OptionError that names it
+            raise
         return out
 
     def tokenize(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> list[str]:

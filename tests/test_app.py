@@ -153,6 +153,7 @@ def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):
     submit(at)
     assert not at.exception
     assert "below the minimum of 57" in seen(at.error[0].value)
+    assert not at.get("progress")  # the "Counting pairs…" bar is gone, not left above the error
 
 
 def test_empty_paste_is_refused(at):
@@ -258,12 +259,15 @@ def test_encode_fallback_choice_for_char_tokenizers(at):
     assert token_texts(at)[0][-2:] == ["☕", ""]  # kept as its own symbol, then the end-of-word marker
     at.selectbox(key=state.ENCODE_PIECE).set_value("#1 '☕' → 2 tokens").run()
     assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "kept", "☕"]]
+    vocab = len(default_result().tokenizer.table)  # ☕ gets the first id past the vocabulary
+    assert f"<small>{vocab}*</small>" in at.get("html")[0].proto.body
+    assert seen(at.warning[0].value).startswith(f"1 character outside the alphabet got temporary id ({vocab},")
     at.radio(key=state.ENCODE_FALLBACK).set_value("unk").run()
     assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "unk", "<unk>"]]
     assert token_texts(at)[0][-2:] == ["<unk>", ""]
     assert "not in the alphabet" in seen(at.warning[0].value)
     at.radio(key=state.ENCODE_FALLBACK).set_value("bytes").run()
-    assert token_texts(at)[0][-4:] == ["⟨E2⟩", "⟨98⟩", "⟨95⟩", ""]
+    assert token_texts(at)[0][-4:] == ["<0xE2>", "<0x98>", "<0x95>", ""]  # as the fallback table writes them
     assert at.success[0].value.startswith("Round trip holds")
     at.radio(key=state.ENCODE_TOKENIZER).set_value("GPT-2").run()
     assert not [r for r in at.radio if r.key == state.ENCODE_FALLBACK]  # byte level never falls back
@@ -466,7 +470,7 @@ def test_lesson_byte_fallback(at):
         ["🙂", "bytes", "<0xF0> <0x9F> <0x99> <0x82>"],
     ]
     rows = token_texts(at)
-    assert rows[1].count("<unk>") == 2 and "⟨C3⟩" in rows[2] and "⟨82⟩" in rows[2]
+    assert rows[1].count("<unk>") == 2 and "<0xC3>" in rows[2] and "<0x82>" in rows[2]
     assert len(at.success) == 2 and "encoded as <unk>" in seen(at.warning[0].value)
 
 

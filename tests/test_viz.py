@@ -228,10 +228,16 @@ def test_keep_fallback_ids_are_marked_temporary():
     assert [(v.text, v.token_id, v.temporary) for v in views if v.fallback] == [("s", 8, True), ("🙂", 9, True)]
     assert temporary_ids(kept) == range(8, 10)
     assert not any(v.temporary for v in views if not v.fallback)
+    from viz.encode_views import temporary_note
+
+    assert temporary_note(kept, kept.encode_with_trace("hugs 🙂")).startswith(
+        "2 characters outside the alphabet got temporary ids (8–9, marked *)"
+    )
     html = tokens_row(views)
     assert html.count("bpe-tok bpe-fallback bpe-temp") == 2 and "<small>9*</small>" in html and "temporary id" in html
     unk = tok.with_fallback("unk")
     assert not any(v.temporary for v in token_views(unk, unk.encode_with_trace("hugs 🙂")))
+    assert temporary_note(unk, unk.encode_with_trace("hugs 🙂")) == ""
     # Attached end-of-word twins are saved ids, not temporary and not fallback.
     attached = train("ab ab", num_merges=1, end_of_word="attached").tokenizer.with_fallback("keep")
     views = token_views(attached, attached.encode_with_trace("ba"))

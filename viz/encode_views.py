@@ -69,6 +69,22 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
     return views
 
 
+def temporary_note(tokenizer: Tokenizer, trace: EncodeTrace) -> str:
+    """A sentence on the temporary ids of ``trace`` (see :func:`temporary_ids`), or ``""`` when it has none."""
+    temporary = temporary_ids(tokenizer)
+    met = sorted({tid for tid in trace.ids if tid in temporary})
+    if not met:
+        return ""
+    chars = {f.char for p in trace.pieces for f in p.fallbacks if f.kind == "kept"}
+    n = len(chars)
+    span = f"{met[0]:,}" if len(met) == 1 else f"{met[0]:,}–{met[-1]:,}"
+    return (
+        f"{n:,} character{'s' if n != 1 else ''} outside the alphabet got temporary id{'s' if len(met) != 1 else ''} "
+        f"({span}, marked *): past the vocabulary, numbered in the order this text meets them, so another text "
+        "can give them other ids. Choose the unk or bytes fallback for stable ids."
+    )
+
+
 def encode_stats(text: str, ids: list[int]) -> dict[str, float]:
     """Characters, UTF-8 bytes, tokens, characters per token and bytes per token."""
     chars = len(text)

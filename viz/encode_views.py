@@ -75,7 +75,8 @@ def temporary_note(tokenizer: Tokenizer, trace: EncodeTrace) -> str:
     met = sorted({tid for tid in trace.ids if tid in temporary})
     if not met:
         return ""
-    chars = {f.char for p in trace.pieces for f in p.fallbacks if f.kind == "kept"}
+    table = tokenizer.table  # a character and its end-of-word twin count once
+    chars = {table.data[tid][:-1] if table.ends_word[tid] else table.data[tid] for tid in met}
     n = len(chars)
     span = f"{met[0]:,}" if len(met) == 1 else f"{met[0]:,}–{met[-1]:,}"
     return (

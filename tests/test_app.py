@@ -91,7 +91,7 @@ def at() -> AppTest:
 
 
 def test_default_load_trains_the_default_sample(at):
-    assert subheaders(at)[0] == "Merge 1 of 200: “e” + “</w>” → “e</w>”"
+    assert subheaders(at)[0] == "Merge 1 of 200 (rank 0): “e” + “</w>” → “e</w>”"
     m = metrics(at)
     assert m["merges"] == "200" and m["alphabet"] == "57" and m["pair count"] == "350"
     assert "Training on **Shakespeare excerpt (12 KB)**: 11,916 characters" in captions(at, sidebar=True)
@@ -103,7 +103,7 @@ def test_default_load_trains_the_default_sample(at):
 
 def test_stepping(at):
     at.button(key=TRAIN.next).click().run()
-    assert subheaders(at)[0].startswith("Merge 2 of 200: “t” + “h”")
+    assert subheaders(at)[0].startswith("Merge 2 of 200 (rank 1): “t” + “h”")
     at.button(key=TRAIN.last).click().run()
     assert subheaders(at)[0].startswith("Merge 200 of 200")
     at.button(key=TRAIN.next).click().run()
@@ -124,8 +124,8 @@ def test_play_starts_advances_and_pauses(at):
     for shown in (2, 3):  # one frame per interval (0.5 s): rerunning after it advances one step
         time.sleep(0.5)
         at.run()
-        assert subheaders(at)[0].startswith(f"Merge {shown} of 200")
-    assert subheaders(at)[0] == "Merge 3 of 200: “t” + “</w>” → “t</w>”"
+        assert subheaders(at)[0].startswith(f"Merge {shown} of 200 ")
+    assert subheaders(at)[0] == "Merge 3 of 200 (rank 2): “t” + “</w>” → “t</w>”"
     at.button(key=TRAIN.pause).click().run()
     assert at.session_state[TRAIN.playing] is False
     time.sleep(0.5)
@@ -142,9 +142,10 @@ def test_changing_settings_retrains(at):
     assert not at.exception
     assert metrics(at)["merges"] == "10"
     at.slider(key=TRAIN.step).set_value(1).run()
-    assert subheaders(at)[0] == "Merge 1 of 10: “e” + “s” → “es”"
+    assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
     status = at.dataframe[0].value["status"].tolist()
-    assert status[0] == "won the tie" and status[1] == "tied, lost"
+    assert status[0] == "won tie" and status[1] == "lost tie"
+    assert any(c.startswith("Tie: alphabetical picked e + s ('e' 's' (smallest wins)) over ") for c in captions(at))
 
 
 def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):
@@ -168,13 +169,13 @@ def test_paste_and_upload(at):
     at.segmented_control(key=state.SOURCE).set_value("Paste").run()
     at.text_area(key=state.PASTE).set_value("hug pug bug hug pug")
     submit(at)
-    assert subheaders(at)[0] == "Merge 1 of 4: “u” + “g” → “ug”"
+    assert subheaders(at)[0] == "Merge 1 of 4 (rank 0): “u” + “g” → “ug”"
 
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     at.file_uploader(key=state.UPLOAD).set_value(("crlf.txt", b"abc abc\r\nabd abd\r\n", "text/plain"))
     submit(at)
     assert any("crlf.txt" in c for c in captions(at, sidebar=True))
-    assert subheaders(at)[0] == "Merge 1 of 5: “a” + “b” → “ab”"
+    assert subheaders(at)[0] == "Merge 1 of 5 (rank 0): “a” + “b” → “ab”"
 
     at.file_uploader(key=state.UPLOAD).set_value(("bin.txt", b"\x00\x01\x02binary", "text/plain"))
     submit(at)
@@ -190,7 +191,7 @@ def test_byte_level_gpt2_training(at):
     submit(at)
     assert not at.exception
     assert metrics(at)["alphabet"] == "256"
-    assert subheaders(at)[0].startswith("Merge 1 of 200: “·” + “t”")
+    assert subheaders(at)[0].startswith("Merge 1 of 200 (rank 0): “·” + “t”")
 
 
 # ----------------------------------------------------------------- Encode page
@@ -431,9 +432,9 @@ def lesson(at: AppTest, title: str) -> AppTest:
 
 def test_lesson_merges_form(at):
     lesson(at, "1. Merges form")
-    assert subheaders(at)[0] == "Merge 1 of 10: “e” + “s” → “es”"
+    assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
     at.button(key=state.lesson_player(1).next).click().run()
-    assert subheaders(at)[0] == "Merge 2 of 10: “es” + “t” → “est”"
+    assert subheaders(at)[0] == "Merge 2 of 10 (rank 1): “es” + “t” → “est”"
 
 
 def test_lesson_ties(at):

@@ -59,12 +59,27 @@ def test_pair_counts_frame_marks_winner_and_ties(low):
     frame = pair_counts_frame(low.steps[0])
     assert list(frame.columns) == ["left", "right", "count", "status", "tie key"]
     assert frame.iloc[0][["left", "right", "count"]].tolist() == ["e", "r", 9]
-    assert frame.iloc[0]["status"] == "won the tie"
+    assert frame.iloc[0]["status"] == "won tie"
     assert frame.iloc[1][["left", "right", "count"]].tolist() == ["r", "</w>", 9]
-    assert frame.iloc[1]["status"] == "tied, lost"
+    assert frame.iloc[1]["status"] == "lost tie"
     assert frame.iloc[1]["tie key"].startswith("first seen in word #2")
     assert frame.iloc[2]["status"] == "" and frame.iloc[2]["count"] == 8
     assert pair_counts_frame(low.steps[1]).iloc[0]["status"] == "winner"
+
+
+def test_tie_explanation(low):
+    from viz.train_tables import tie_explanation
+
+    step = low.steps[0]
+    assert step.num_tied == 2
+    assert tie_explanation(step) == f"first_seen picked e + r ({step.tie_keys[0]}) over r + </w> ({step.tie_keys[1]})"
+    assert step.tie_keys[1].startswith("first seen in word #2")
+    assert tie_explanation(low.steps[1]) == ""  # no tie
+    many = train("ab cd ef gh " * 2, num_merges=1, pretokenizer="whitespace", tie_break="alphabetical").steps[0]
+    assert many.num_tied == 4
+    assert tie_explanation(many) == (
+        "alphabetical picked a + b ('a' 'b' (smallest wins)) over c + d ('c' 'd' (smallest wins)) and 2 more"
+    )
 
 
 def test_merges_frame(low):

@@ -111,7 +111,7 @@ def step_player(n: int, render: Callable[[int], None], *, keys: PlayerKeys, labe
             st.rerun(scope="app")
         pos = st.session_state[pos_key]
         if st.session_state[playing_key]:
-            st.progress(pos / n, text=f"{label} {pos} of {n}")
+            st.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
         elif n > 1:
             st.session_state[slider_key] = pos
             st.slider(label, 1, n, key=slider_key, on_change=follow_slider, bind="query-params")

@@ -135,17 +135,30 @@ def test_play_starts_advances_and_pauses(at):
 
 
 def test_changing_settings_retrains(at):
+    at.slider(key=TRAIN.step).set_value(6).run()
+    assert subheaders(at)[0].startswith("Merge 6 of 200")
     at.selectbox(key=state.SAMPLE).set_value("Textbook: low lower newest widest")
     at.selectbox(key=state.TIE_BREAK).set_value("alphabetical")
     at.number_input(key=state.BUDGET).set_value(10)
     submit(at)
     assert not at.exception
     assert metrics(at)["merges"] == "10"
-    at.slider(key=TRAIN.step).set_value(1).run()
+    # A new training result starts at its first merge, not at the step the old one was on.
     assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
+    assert at.slider(key=TRAIN.step).value == 1
     status = at.dataframe[0].value["status"].tolist()
     assert status[0] == "won tie" and status[1] == "lost tie"
     assert any(c.startswith("Tie: alphabetical picked e + s ('e' 's' (smallest wins)) over ") for c in captions(at))
+
+
+def test_train_link_opens_at_its_step():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params[TRAIN.step] = "7"
+    at.run()
+    assert not at.exception
+    assert subheaders(at)[0].startswith("Merge 7 of 200 (rank 6)")
+    at.button(key=TRAIN.next).click().run()  # same training: the player goes on from there
+    assert subheaders(at)[0].startswith("Merge 8 of 200")
 
 
 def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):

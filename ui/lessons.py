@@ -74,7 +74,12 @@ def merges_form(i: int) -> None:
     result = _train(text, budget=int(n))
     if result is None or _nothing_learned(result):
         return
-    step_player(result.num_merges, lambda step: render_step(result, step, charts=False), keys=state.lesson_player(i))
+    step_player(
+        result.num_merges,
+        lambda step: render_step(result, step, charts=False),
+        keys=state.lesson_player(i),
+        source=(text, int(n)),
+    )
 
 
 def ties(i: int) -> None:

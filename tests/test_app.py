@@ -94,7 +94,10 @@ def test_default_load_trains_the_default_sample(at):
     assert subheaders(at)[0] == "Merge 1 of 200 (rank 0): “e” + “</w>” → “e</w>”"
     m = metrics(at)
     assert m["merges"] == "200" and m["alphabet"] == "57" and m["pair count"] == "350"
-    assert "Training on **Shakespeare excerpt (12 KB)**: 11,916 characters" in captions(at, sidebar=True)
+    assert captions(at, sidebar=True)[-1] == (
+        "Applied with Train: **Shakespeare excerpt (12 KB)**, 11,916 characters "
+        "(for the Train and Compare pages and Encode's “Trained here”)"
+    )
     assert at.dataframe[0].value.iloc[0]["count"] == 350
     assert not [m.value for m in at.markdown if "page icon" in m.value]  # no stray string drawn by magic
     pairs = default_result().num_pairs_at(0)
@@ -366,6 +369,9 @@ def test_compare_two_runs(at):
     assert len(at.get("plotly_chart")) == 2
     overlap = at.dataframe[1].value
     assert list(overlap.columns) == ["a", "b", "shared", "jaccard"] and 0 < overlap["jaccard"][0] < 1
+    only = [seen(m.value) for m in at.markdown if m.value.startswith("**Only ")]
+    assert len(only) == 2 and all(re.search(r"\*\*: [\d,]+ merged tokens? no other run learned", o) for o in only)
+    assert any(c.startswith("shared and jaccard count whole vocabularies") for c in captions(at))
 
 
 def test_compare_identical_runs_agree(at):
@@ -443,6 +449,13 @@ def lesson(at: AppTest, title: str) -> AppTest:
     return at
 
 
+def test_clicking_the_open_lesson_keeps_it_open(at):
+    lesson(at, "3. Blocked merge")
+    at.pills(key=state.LESSON).set_value(None).run()  # what a click on the selected pill sends
+    assert not at.exception
+    assert at.header[0].value == "3. Blocked merge" and at.pills(key=state.LESSON).value == "3. Blocked merge"
+
+
 def test_lesson_merges_form(at):
     lesson(at, "1. Merges form")
     assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
@@ -472,7 +485,8 @@ def test_lesson_byte_fallback(at):
     lesson(at, "4. Byte fallback")
     titles = [m.value for m in at.markdown if m.value.startswith("**")]
     assert [t.split("**")[1] for t in titles] == ["byte-level (GPT-2)", "char + <unk>", "char + <0xNN> bytes"]
-    byte, unk, nn = (df.value for df in at.dataframe)
+    (table,) = (df.value for df in at.dataframe)  # one table across the page, a row per fallback
+    byte, unk, nn = (table[table["tokenizer"] == name] for name in table["tokenizer"].unique())
     assert byte[["char", "kind", "tokens"]].values.tolist() == [
         ["ï", "raw_bytes", "⟨C3⟩ ⟨AF⟩"],
         ["🙂", "raw_bytes", "⟨F0⟩ ⟨9F⟩ ⟨99⟩ ⟨82⟩"],

@@ -447,6 +447,7 @@ def test_compression_values_and_figure():
     assert list(fig.data[0].x) == [0, 1, 2] and list(fig.data[0].y) == [2.0, 2.5, 4.0]
     assert list(fig.data[1].y) == [5.0, 10.0]
     assert fig.layout.title.text == "t&amp;c" and fig.layout.yaxis.title.text == "chars per token"
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0  # below the plot, not beside it
     per_text = compression_figure(
         {"seen": [10, 5], "unseen": [10, 8]},
         chars={"seen": 20, "unseen": 10},

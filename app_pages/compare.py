@@ -152,14 +152,20 @@ c[1].plotly_chart(
 )
 
 st.header("Vocabulary overlap")
+st.caption("shared and jaccard count whole vocabularies: the base alphabet and the merged tokens (no special tokens).")
 st.dataframe(vocab_overlap(results), hide_index=True, width="stretch")
+st.caption("Below, per run: the merged tokens no other run learned (alphabets left out), in merge order.")
 for name, tokens in unique_tokens(results).items():
     if not tokens:
-        st.markdown(f"**Only {name}**: nothing")
+        st.markdown(f"**Only {name}**: no merged token of its own")
         continue
     shown = tokens[:MAX_UNIQUE]
     note = left_out(len(shown), len(tokens), "shown")
-    st.markdown(f"**Only {name}**: {len(tokens):,} token(s), in merge order" + (f"; {note}" if note else ""))
+    n = len(tokens)
+    st.markdown(
+        f"**Only {name}**: {n:,} merged token{'s' if n != 1 else ''} no other run learned"
+        + (f"; {note}" if note else "")
+    )
     st.html(texts_row(shown))
 
 st.header("Switch the tie rule")

@@ -106,14 +106,17 @@ st.html(tokens_row(enc.views, show_whitespace=show_ws, show_ids=show_ids))
 if note := left_out(MAX_DRAWN, len(ids), "tokens"):
     st.caption(f"Showing {note}.")
 st.caption(
-    "Dashed red: a character the training alphabet lacked (kept as its own symbol, <unk>, or <0xNN> bytes). "
-    "Dotted purple: bytes that cut a UTF-8 character. "
+    "Dashed red: a character the training alphabet lacked (kept as its own symbol, <unk>, or <0xNN> bytes); "
+    "an id with * is temporary (see below). Dotted purple: bytes that cut a UTF-8 character. "
+    "⟨U+200D ZWJ⟩: a character that draws nothing; ◌: the base a lone combining mark sits on. "
     "Hover a token for its vocabulary string and id."
 )
 
 cols = st.columns(len(enc.stats))
 for col, (name, value) in zip(cols, enc.stats.items()):
     col.metric(name, f"{value:,}")
+if enc.temporary:
+    st.warning(plain(enc.temporary))
 
 rt = enc.round_trip
 if rt.ok:

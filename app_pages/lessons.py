@@ -9,9 +9,17 @@ from ui.lessons import LESSONS
 
 st.title("Lessons")
 titles = [lesson.title for lesson in LESSONS]
-title = st.pills("Lesson", titles, default=titles[0], key=state.LESSON, bind="query-params")
-if title is None:  # clicking the open lesson unselects it: stay on it
-    title = st.session_state.get(state.LAST_LESSON, titles[0])
+
+
+def keep_one_open() -> None:
+    """Clicking the open lesson's pill would unselect it (and the link would read ?lesson=): reselect it."""
+    if st.session_state[state.LESSON] is None:
+        st.session_state[state.LESSON] = st.session_state.get(state.LAST_LESSON, titles[0])
+
+
+title = st.pills("Lesson", titles, default=titles[0], key=state.LESSON, on_change=keep_one_open, bind="query-params")
+if title not in titles:  # a link with an empty or unknown lesson: the first one
+    title = titles[0]
 st.session_state[state.LAST_LESSON] = title
 index = titles.index(title)
 lesson = LESSONS[index]

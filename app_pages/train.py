@@ -37,4 +37,9 @@ if result.num_merges == 0:
         )
     st.stop()
 
-step_player(result.num_merges, lambda step: render_step(st.session_state[state.RESULT], step), keys=state.TRAIN_PLAYER)
+step_player(
+    result.num_merges,
+    lambda step: render_step(st.session_state[state.RESULT], step),
+    keys=state.TRAIN_PLAYER,
+    source=(corpus.digest, settings),
+)

@@ -91,10 +91,13 @@ def at() -> AppTest:
 
 
 def test_default_load_trains_the_default_sample(at):
-    assert subheaders(at)[0] == "Merge 1 of 200: “e” + “</w>” → “e</w>”"
+    assert subheaders(at)[0] == "Merge 1 of 200 (rank 0): “e” + “</w>” → “e</w>”"
     m = metrics(at)
     assert m["merges"] == "200" and m["alphabet"] == "57" and m["pair count"] == "350"
-    assert "Training on **Shakespeare excerpt (12 KB)**: 11,916 characters" in captions(at, sidebar=True)
+    assert captions(at, sidebar=True)[-1] == (
+        "Applied with Train: **Shakespeare excerpt (12 KB)**, 11,916 characters "
+        "(for the Train and Compare pages and Encode's “Trained here”)"
+    )
     assert at.dataframe[0].value.iloc[0]["count"] == 350
     assert not [m.value for m in at.markdown if "page icon" in m.value]  # no stray string drawn by magic
     pairs = default_result().num_pairs_at(0)
@@ -103,7 +106,7 @@ def test_default_load_trains_the_default_sample(at):
 
 def test_stepping(at):
     at.button(key=TRAIN.next).click().run()
-    assert subheaders(at)[0].startswith("Merge 2 of 200: “t” + “h”")
+    assert subheaders(at)[0].startswith("Merge 2 of 200 (rank 1): “t” + “h”")
     at.button(key=TRAIN.last).click().run()
     assert subheaders(at)[0].startswith("Merge 200 of 200")
     at.button(key=TRAIN.next).click().run()
@@ -124,8 +127,8 @@ def test_play_starts_advances_and_pauses(at):
     for shown in (2, 3):  # one frame per interval (0.5 s): rerunning after it advances one step
         time.sleep(0.5)
         at.run()
-        assert subheaders(at)[0].startswith(f"Merge {shown} of 200")
-    assert subheaders(at)[0] == "Merge 3 of 200: “t” + “</w>” → “t</w>”"
+        assert subheaders(at)[0].startswith(f"Merge {shown} of 200 ")
+    assert subheaders(at)[0] == "Merge 3 of 200 (rank 2): “t” + “</w>” → “t</w>”"
     at.button(key=TRAIN.pause).click().run()
     assert at.session_state[TRAIN.playing] is False
     paused_at = at.slider(key=TRAIN.step).value  # 3, or 4 if a frame fell due before the click (a busy machine)
@@ -137,16 +140,30 @@ def test_play_starts_advances_and_pauses(at):
 
 
 def test_changing_settings_retrains(at):
+    at.slider(key=TRAIN.step).set_value(6).run()
+    assert subheaders(at)[0].startswith("Merge 6 of 200")
     at.selectbox(key=state.SAMPLE).set_value("Textbook: low lower newest widest")
     at.selectbox(key=state.TIE_BREAK).set_value("alphabetical")
     at.number_input(key=state.BUDGET).set_value(10)
     submit(at)
     assert not at.exception
     assert metrics(at)["merges"] == "10"
-    at.slider(key=TRAIN.step).set_value(1).run()
-    assert subheaders(at)[0] == "Merge 1 of 10: “e” + “s” → “es”"
+    # A new training result starts at its first merge, not at the step the old one was on.
+    assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
+    assert at.slider(key=TRAIN.step).value == 1
     status = at.dataframe[0].value["status"].tolist()
-    assert status[0] == "won the tie" and status[1] == "tied, lost"
+    assert status[0] == "won tie" and status[1] == "lost tie"
+    assert any(c.startswith("Tie: alphabetical picked e + s ('e' 's' (smallest wins)) over ") for c in captions(at))
+
+
+def test_train_link_opens_at_its_step():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params[TRAIN.step] = "7"
+    at.run()
+    assert not at.exception
+    assert subheaders(at)[0].startswith("Merge 7 of 200 (rank 6)")
+    at.button(key=TRAIN.next).click().run()  # same training: the player goes on from there
+    assert subheaders(at)[0].startswith("Merge 8 of 200")
 
 
 def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):
@@ -155,6 +172,7 @@ def test_vocabulary_below_alphabet_is_an_error_not_a_traceback(at):
     submit(at)
     assert not at.exception
     assert "below the minimum of 57" in seen(at.error[0].value)
+    assert not at.get("progress")  # the "Counting pairs…" bar is gone, not left above the error
 
 
 def test_empty_paste_is_refused(at):
@@ -169,13 +187,13 @@ def test_paste_and_upload(at):
     at.segmented_control(key=state.SOURCE).set_value("Paste").run()
     at.text_area(key=state.PASTE).set_value("hug pug bug hug pug")
     submit(at)
-    assert subheaders(at)[0] == "Merge 1 of 4: “u” + “g” → “ug”"
+    assert subheaders(at)[0] == "Merge 1 of 4 (rank 0): “u” + “g” → “ug”"
 
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     at.file_uploader(key=state.UPLOAD).set_value(("crlf.txt", b"abc abc\r\nabd abd\r\n", "text/plain"))
     submit(at)
     assert any("crlf.txt" in c for c in captions(at, sidebar=True))
-    assert subheaders(at)[0] == "Merge 1 of 5: “a” + “b” → “ab”"
+    assert subheaders(at)[0] == "Merge 1 of 5 (rank 0): “a” + “b” → “ab”"
 
     at.file_uploader(key=state.UPLOAD).set_value(("bin.txt", b"\x00\x01\x02binary", "text/plain"))
     submit(at)
@@ -191,7 +209,7 @@ def test_byte_level_gpt2_training(at):
     submit(at)
     assert not at.exception
     assert metrics(at)["alphabet"] == "256"
-    assert subheaders(at)[0].startswith("Merge 1 of 200: “·” + “t”")
+    assert subheaders(at)[0].startswith("Merge 1 of 200 (rank 0): “·” + “t”")
 
 
 # ----------------------------------------------------------------- Encode page
@@ -260,12 +278,15 @@ def test_encode_fallback_choice_for_char_tokenizers(at):
     assert token_texts(at)[0][-2:] == ["☕", ""]  # kept as its own symbol, then the end-of-word marker
     at.selectbox(key=state.ENCODE_PIECE).set_value("#1 '☕' → 2 tokens").run()
     assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "kept", "☕"]]
+    vocab = len(default_result().tokenizer.table)  # ☕ gets the first id past the vocabulary
+    assert f"<small>{vocab}*</small>" in at.get("html")[0].proto.body
+    assert seen(at.warning[0].value).startswith(f"1 character outside the alphabet got temporary id ({vocab},")
     at.radio(key=state.ENCODE_FALLBACK).set_value("unk").run()
     assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "unk", "<unk>"]]
     assert token_texts(at)[0][-2:] == ["<unk>", ""]
     assert "not in the alphabet" in seen(at.warning[0].value)
     at.radio(key=state.ENCODE_FALLBACK).set_value("bytes").run()
-    assert token_texts(at)[0][-4:] == ["⟨E2⟩", "⟨98⟩", "⟨95⟩", ""]
+    assert token_texts(at)[0][-4:] == ["<0xE2>", "<0x98>", "<0x95>", ""]  # as the fallback table writes them
     assert at.success[0].value.startswith("Round trip holds")
     at.radio(key=state.ENCODE_TOKENIZER).set_value("GPT-2").run()
     assert not [r for r in at.radio if r.key == state.ENCODE_FALLBACK]  # byte level never falls back
@@ -350,6 +371,9 @@ def test_compare_two_runs(at):
     assert len(at.get("plotly_chart")) == 2
     overlap = at.dataframe[1].value
     assert list(overlap.columns) == ["a", "b", "shared", "jaccard"] and 0 < overlap["jaccard"][0] < 1
+    only = [seen(m.value) for m in at.markdown if m.value.startswith("**Only ")]
+    assert len(only) == 2 and all(re.search(r"\*\*: [\d,]+ merged tokens? no other run learned", o) for o in only)
+    assert any(c.startswith("shared and jaccard count whole vocabularies") for c in captions(at))
 
 
 def test_compare_identical_runs_agree(at):
@@ -427,11 +451,18 @@ def lesson(at: AppTest, title: str) -> AppTest:
     return at
 
 
+def test_clicking_the_open_lesson_keeps_it_open(at):
+    lesson(at, "3. Blocked merge")
+    at.pills(key=state.LESSON).set_value(None).run()  # what a click on the selected pill sends
+    assert not at.exception
+    assert at.header[0].value == "3. Blocked merge" and at.pills(key=state.LESSON).value == "3. Blocked merge"
+
+
 def test_lesson_merges_form(at):
     lesson(at, "1. Merges form")
-    assert subheaders(at)[0] == "Merge 1 of 10: “e” + “s” → “es”"
+    assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
     at.button(key=state.lesson_player(1).next).click().run()
-    assert subheaders(at)[0] == "Merge 2 of 10: “es” + “t” → “est”"
+    assert subheaders(at)[0] == "Merge 2 of 10 (rank 1): “es” + “t” → “est”"
 
 
 def test_lesson_ties(at):
@@ -456,7 +487,8 @@ def test_lesson_byte_fallback(at):
     lesson(at, "4. Byte fallback")
     titles = [m.value for m in at.markdown if m.value.startswith("**")]
     assert [t.split("**")[1] for t in titles] == ["byte-level (GPT-2)", "char + <unk>", "char + <0xNN> bytes"]
-    byte, unk, nn = (df.value for df in at.dataframe)
+    (table,) = (df.value for df in at.dataframe)  # one table across the page, a row per fallback
+    byte, unk, nn = (table[table["tokenizer"] == name] for name in table["tokenizer"].unique())
     assert byte[["char", "kind", "tokens"]].values.tolist() == [
         ["ï", "raw_bytes", "⟨C3⟩ ⟨AF⟩"],
         ["🙂", "raw_bytes", "⟨F0⟩ ⟨9F⟩ ⟨99⟩ ⟨82⟩"],
@@ -468,7 +500,7 @@ def test_lesson_byte_fallback(at):
         ["🙂", "bytes", "<0xF0> <0x9F> <0x99> <0x82>"],
     ]
     rows = token_texts(at)
-    assert rows[1].count("<unk>") == 2 and "⟨C3⟩" in rows[2] and "⟨82⟩" in rows[2]
+    assert rows[1].count("<unk>") == 2 and "<0xC3>" in rows[2] and "<0x82>" in rows[2]
     assert len(at.success) == 2 and "encoded as <unk>" in seen(at.warning[0].value)
 
 

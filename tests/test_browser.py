@@ -99,14 +99,14 @@ def test_shared_link_on_a_fresh_server(browser, app_url):
     pg.get_by_text("Learned rules").wait_for()
     pg.locator(".bpe-fallback").first.wait_for()
     assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
-    pg.get_by_text("Training on Shakespeare excerpt").wait_for()  # the sidebar from app.py is there
+    pg.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()  # the sidebar from app.py is there
     _shot(pg, "lesson-deep-link")
     context.close()
 
 
 def test_train_page_steps_and_plays(page):
     assert _heading(page).startswith("Merge 1 of 200")
-    page.get_by_text("Training on Shakespeare excerpt").wait_for()
+    page.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()
     page.get_by_role("button", name="Next").click()
     page.wait_for_function("() => document.body.innerText.includes('Merge 2 of 200')", timeout=20_000)
     assert "“t” + “h”" in _heading(page)
@@ -176,7 +176,7 @@ def test_upload_crlf_text_with_html_is_shown_not_run(page, tmp_path):
     _heading(page)
     text = ("low lower newest widest\r\n" * 20 + (HOSTILE + "\r\n") * 10).encode("utf-8")
     _upload(page, tmp_path, "hostile.txt", text)
-    page.get_by_text("Training on hostile.txt").wait_for(timeout=60_000)
+    page.get_by_text("Applied with Train: hostile.txt").wait_for(timeout=60_000)
     _heading(page)
     page.get_by_role("button", name="Last").click()
     page.wait_for_timeout(1500)

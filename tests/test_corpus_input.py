@@ -23,6 +23,15 @@ def test_utf8_upload_keeps_crlf_and_drops_the_bom():
     assert decode_upload("\ufeffab\r\ncd\r\n".encode(), "a.txt") == "ab\r\ncd\r\n"
 
 
+def test_valid_utf8_text_with_a_stray_nul_is_text():
+    # An 875 KB text file with one NUL byte in it (a real report): text, NUL kept.
+    text = ("To be, or not to be: that is the question. " * 21_000)[:875_000]
+    data = (text[:1000] + "\x00" + text[1000:]).encode()
+    decoded = decode_upload(data, "play.txt")
+    assert len(decoded) == 875_001 and decoded.count("\x00") == 1 and decoded[1000] == "\x00"
+    assert decode_upload(b"abc\x00" * 2 + b"x" * 100, "few.txt").count("\x00") == 2  # 2 NULs in 108 bytes
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -31,6 +40,8 @@ def test_utf8_upload_keeps_crlf_and_drops_the_bom():
         ("café".encode("latin-1"), "not UTF-8 text: byte 0xE9 at offset 3"),
         ("hi".encode("utf-16"), "UTF-16"),
         (b"\x89PNG\r\n\x1a\n\x00\x00", "binary"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "binary .*NUL bytes"),
+        (b"text\x00" * 500, "binary file \\(it holds 500 NUL bytes\\)"),
         (bytes(range(1, 32)) * 10, "binary"),
         (b"a" * (MAX_UPLOAD_MB * 1024 * 1024 + 1), f"the limit is {MAX_UPLOAD_MB} MB"),
     ],

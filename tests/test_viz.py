@@ -59,12 +59,27 @@ def test_pair_counts_frame_marks_winner_and_ties(low):
     frame = pair_counts_frame(low.steps[0])
     assert list(frame.columns) == ["left", "right", "count", "status", "tie key"]
     assert frame.iloc[0][["left", "right", "count"]].tolist() == ["e", "r", 9]
-    assert frame.iloc[0]["status"] == "won the tie"
+    assert frame.iloc[0]["status"] == "won tie"
     assert frame.iloc[1][["left", "right", "count"]].tolist() == ["r", "</w>", 9]
-    assert frame.iloc[1]["status"] == "tied, lost"
+    assert frame.iloc[1]["status"] == "lost tie"
     assert frame.iloc[1]["tie key"].startswith("first seen in word #2")
     assert frame.iloc[2]["status"] == "" and frame.iloc[2]["count"] == 8
     assert pair_counts_frame(low.steps[1]).iloc[0]["status"] == "winner"
+
+
+def test_tie_explanation(low):
+    from viz.train_tables import tie_explanation
+
+    step = low.steps[0]
+    assert step.num_tied == 2
+    assert tie_explanation(step) == f"first_seen picked e + r ({step.tie_keys[0]}) over r + </w> ({step.tie_keys[1]})"
+    assert step.tie_keys[1].startswith("first seen in word #2")
+    assert tie_explanation(low.steps[1]) == ""  # no tie
+    many = train("ab cd ef gh " * 2, num_merges=1, pretokenizer="whitespace", tie_break="alphabetical").steps[0]
+    assert many.num_tied == 4
+    assert tie_explanation(many) == (
+        "alphabetical picked a + b ('a' 'b' (smallest wins)) over c + d ('c' 'd' (smallest wins)) and 2 more"
+    )
 
 
 def test_merges_frame(low):
@@ -137,6 +152,33 @@ def test_visible_whitespace():
     assert visible("a b", show_whitespace=False) == "a b"
 
 
+def test_visible_invisible_and_combining_characters():
+    # A combining acute alone sits on a dotted circle; after its letter it is left alone.
+    assert visible("\u0301") == "\u25cc\u0301" and visible("e\u0301") == "e\u0301"
+    assert visible("e\u0301\u0302") == "e\u0301\u0302"  # stacked marks share one base
+    assert visible(" \u0301") == "·\u25cc\u0301"  # the space symbol is no base for it
+    assert visible("\u20dd") == "\u25cc\u20dd"  # enclosing mark (Me)
+    # Format characters (Cf) and controls (Cc) become labels, whitespace toggle or not.
+    assert visible("👩\u200d👧") == "👩⟨U+200D ZWJ⟩👧"
+    assert visible("a\u200cb", show_whitespace=False) == "a⟨U+200C ZWNJ⟩b"
+    assert visible("\u200f\u200e\u202e") == "⟨U+200F RLM⟩⟨U+200E LRM⟩⟨U+202E RLO⟩"
+    assert visible("\ufeff\u00ad\x00\x07") == "⟨U+FEFF BOM⟩⟨U+00AD SHY⟩⟨U+0000 NUL⟩⟨U+0007 BEL⟩"
+    assert visible("\U000e0061") == "⟨U+E0061 TAG LATIN SMALL LETTER A⟩"  # no alias: the Unicode name
+    assert visible("\ue000") == "⟨U+E000⟩"  # private use: no name at all
+    # A variation selector draws nothing even on a circle: labelled when it starts a token, kept after a base.
+    assert visible("\ufe0f") == "⟨U+FE0F VS16⟩" and visible("❤\ufe0f") == "❤\ufe0f"
+    assert visible("\t\n", show_whitespace=False) == "\t\n"  # whitespace stays whitespace when hidden
+
+
+def test_invisible_characters_in_headings_and_boxes():
+    from viz.tokens import display_for
+
+    assert display_for("char", True)("\u0301</w>") == "\u25cc\u0301</w>"
+    assert display_for("byte", False)("âĢį") == "⟨U+200D ZWJ⟩"  # U+200D's three UTF-8 bytes, byte-level
+    html = tokens_row([TokenView(text="\u200d", raw="\u200d", token_id=7)])
+    assert "⟨U+200D ZWJ⟩<small>7</small>" in html
+
+
 def test_display_for():
     from viz.tokens import display_for
 
@@ -185,6 +227,36 @@ def test_token_views_flags():
     assert [v.text for v in views] == ["h", "ug", "<unk>", ""]
     kept = token_views(char.tokenizer, char.tokenizer.encode_with_trace("hugs"))
     assert [v.fallback for v in kept] == [False, False, True, False] and kept[2].text == "s"
+    byte_fb = char.tokenizer.with_fallback("bytes")
+    views = token_views(byte_fb, byte_fb.encode_with_trace("hé"))
+    assert [v.text for v in views] == ["h", "<0xC3>", "<0xA9>", ""]  # the rule tables' notation
+    assert [v.fallback for v in views] == [False, True, True, False] and not any(v.partial for v in views)
+
+
+def test_keep_fallback_ids_are_marked_temporary():
+    from viz.encode_views import temporary_ids
+
+    tok = train("hug pug bug", num_merges=2).tokenizer  # 8 ids: h u g p b </w>, ug, ug</w>
+    assert len(tok.table) == 8 and temporary_ids(tok) == range(0)
+    kept = tok.with_fallback("keep")
+    views = token_views(kept, kept.encode_with_trace("hugs 🙂"))
+    assert [(v.text, v.token_id, v.temporary) for v in views if v.fallback] == [("s", 8, True), ("🙂", 9, True)]
+    assert temporary_ids(kept) == range(8, 10)
+    assert not any(v.temporary for v in views if not v.fallback)
+    from viz.encode_views import temporary_note
+
+    assert temporary_note(kept, kept.encode_with_trace("hugs 🙂")).startswith(
+        "2 characters outside the alphabet got temporary ids (8–9, marked *)"
+    )
+    html = tokens_row(views)
+    assert html.count("bpe-tok bpe-fallback bpe-temp") == 2 and "<small>9*</small>" in html and "temporary id" in html
+    unk = tok.with_fallback("unk")
+    assert not any(v.temporary for v in token_views(unk, unk.encode_with_trace("hugs 🙂")))
+    assert temporary_note(unk, unk.encode_with_trace("hugs 🙂")) == ""
+    # Attached end-of-word twins are saved ids, not temporary and not fallback.
+    attached = train("ab ab", num_merges=1, end_of_word="attached").tokenizer.with_fallback("keep")
+    views = token_views(attached, attached.encode_with_trace("ba"))
+    assert [(v.raw, v.fallback, v.temporary) for v in views] == [("b", False, False), ("a</w>", False, False)]
 
 
 def test_encode_stats():
@@ -375,6 +447,7 @@ def test_compression_values_and_figure():
     assert list(fig.data[0].x) == [0, 1, 2] and list(fig.data[0].y) == [2.0, 2.5, 4.0]
     assert list(fig.data[1].y) == [5.0, 10.0]
     assert fig.layout.title.text == "t&amp;c" and fig.layout.yaxis.title.text == "chars per token"
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0  # below the plot, not beside it
     per_text = compression_figure(
         {"seen": [10, 5], "unseen": [10, 8]},
         chars={"seen": 20, "unseen": 10},

@@ -14,7 +14,7 @@ from bpe_core.formats import Download, Loaded, Proof
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
 from ui.settings import TrainSettings
-from viz.encode_views import encode_stats, order_differences_frame, token_views
+from viz.encode_views import encode_stats, order_differences_frame, temporary_note, token_views
 from viz.tokens import TokenView, display_of
 
 
@@ -29,7 +29,8 @@ def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
     """Train on ``text`` with ``settings``, showing a progress bar while it runs.
 
     The bar is created inside the cached function so that a cache hit replays
-    nothing visible (it is emptied before returning).
+    nothing visible (it is emptied before returning, and when training fails, so
+    the error is not shown under a bar that looks still at work).
 
     Raises:
         bpe_core.BPEError, TypeError: bad corpus or settings (not cached).
@@ -39,9 +40,10 @@ def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
 
-    result = bpe_core.train(text, **settings.kwargs(), progress=progress)
-    bar.empty()
-    return result
+    try:
+        return bpe_core.train(text, **settings.kwargs(), progress=progress)
+    finally:
+        bar.empty()
 
 
 def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
@@ -132,6 +134,7 @@ class Encoding:
         round_trip: whether decode(encode(text)) gives the text back.
         differences: the pre-tokens that rank and sequential order cut differently (a table).
         differing: the same pre-tokens' texts, to look a pre-token up.
+        temporary: what to say about ids the ``keep`` fallback handed out ("" when none).
     """
 
     trace: bpe_core.EncodeTrace
@@ -140,6 +143,7 @@ class Encoding:
     round_trip: bpe_core.RoundTrip
     differences: pd.DataFrame
     differing: frozenset[str]
+    temporary: str = ""
 
 
 @st.cache_data(max_entries=8, show_spinner="Encoding…")
@@ -171,6 +175,7 @@ def encoded(
         round_trip=tok.round_trip(text),
         differences=order_differences_frame(diffs, display_of(tok)),
         differing=frozenset(d.text for d in diffs),
+        temporary=temporary_note(tok, trace),
     )
 
 

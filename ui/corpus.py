@@ -33,6 +33,9 @@ def shares_text(a: str, b: str) -> bool:
 MAX_UPLOAD_MB = 5
 """Upload limit in MB; ``.streamlit/config.toml`` enforces the same (``server.maxUploadSize``)."""
 MAX_PASTE_CHARS = 2_000_000
+BINARY_SHARE = 10
+"""An upload whose first 64 KB holds more than one NUL (or other control character) in this many
+bytes is refused as binary; fewer are kept as part of the text."""
 
 
 class CorpusInputError(ValueError):
@@ -83,7 +86,9 @@ def decode_upload(data: bytes, name: str) -> str:
 
     Raises:
         CorpusInputError: the file is larger than :data:`MAX_UPLOAD_MB`, empty,
-            not UTF-8, or looks binary (NUL bytes or mostly control characters).
+            UTF-16, not UTF-8, or looks binary: in its first 64 KB more than one byte
+            in :data:`BINARY_SHARE` is NUL or a control character (a stray NUL in valid
+            UTF-8 text is kept), or it holds NUL bytes and is not UTF-8.
     """
     if len(data) > MAX_UPLOAD_MB * 1024 * 1024:
         raise CorpusInputError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {MAX_UPLOAD_MB} MB")
@@ -91,19 +96,23 @@ def decode_upload(data: bytes, name: str) -> str:
         raise CorpusInputError(f"{name} is empty")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise CorpusInputError(f"{name} is UTF-16 text; save it as UTF-8 and upload it again")
-    if b"\x00" in data[:65536]:
-        raise CorpusInputError(f"{name} looks like a binary file (it holds NUL bytes), not text")
+    head = data[:65536]
+    nuls = head.count(0)
+    if nuls > max(1, len(head) // BINARY_SHARE):
+        raise CorpusInputError(f"{name} looks like a binary file (it holds {nuls:,} NUL bytes), not text")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if nuls:
+            raise CorpusInputError(f"{name} looks like a binary file (NUL bytes, not UTF-8), not text") from None
         raise CorpusInputError(
             f"{name} is not UTF-8 text: byte 0x{data[exc.start]:02X} at offset {exc.start} cannot be decoded. "
             "Save it as UTF-8 plain text and upload it again."
         ) from None
     sample = text[:65536]
     controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f\v")
-    if controls > len(sample) // 10:
-        raise CorpusInputError(f"{name} looks like a binary file ({controls} control characters), not text")
+    if controls > len(sample) // BINARY_SHARE:
+        raise CorpusInputError(f"{name} looks like a binary file ({controls:,} control characters), not text")
     return text
 
 

@@ -23,6 +23,7 @@ from viz.train_tables import merges_frame, token_counts
 
 TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 ORDER_RULES = "b c\na b\nab c\nabc d\na bc"
+REORDERED_RULES = "a b\nb c\nab c\nabc d\na bc"
 ENGLISH = (
     "the cat sat on the mat. the café opened early and the cat came in. "
     "we ate cake at the café, then the naive cat sat on the hat."
@@ -31,6 +32,7 @@ UNSEEN = "the naïve cat 🙂"
 """Lesson 4's text: of its characters only 'ï' and the emoji are not in :data:`ENGLISH` (which spells
 'naive' without the diaeresis), so a char-level tokenizer must fall back on exactly those two."""
 HELD_OUT_CHARS = 20_000
+KEY_COLUMN = st.column_config.TextColumn(width="large", help="What the tie rule compared")
 WORD_END_RULES = 8
 """How many merge rules lesson 6 lists per pre-tokenizer."""
 
@@ -44,10 +46,10 @@ class Lesson:
     render: Callable[[int], None]
 
 
-def _text(lesson: int, label: str, default: str, *, area: bool = False) -> str:
+def _text(lesson: int, label: str, default: str, *, area: bool = False, height: int = 90) -> str:
     key = state.lesson_key(lesson, label.split()[0].lower())
     if area:
-        return st.text_area(label, default, key=key, height=90, bind="query-params")
+        return st.text_area(label, default, key=key, height=height, bind="query-params")
     return st.text_input(label, default, key=key, bind="query-params")
 
 
@@ -74,7 +76,12 @@ def merges_form(i: int) -> None:
     result = _train(text, budget=int(n))
     if result is None or _nothing_learned(result):
         return
-    step_player(result.num_merges, lambda step: render_step(result, step, charts=False), keys=state.lesson_player(i))
+    step_player(
+        result.num_merges,
+        lambda step: render_step(result, step, charts=False),
+        keys=state.lesson_player(i),
+        source=(text, int(n)),
+    )
 
 
 def ties(i: int) -> None:
@@ -89,7 +96,8 @@ def ties(i: int) -> None:
         st.success("Every rule picks the same merges here: no tie had to be broken. Try 'aaabdaaabac' or 'abab'.")
         return
     st.info(f"The rules part ways at merge {split + 1} (rank {split}). The tied pairs, best first, and what decided:")
-    for col, (rule, r) in zip(st.columns(len(runs)), runs.items()):
+    grid = [col for _ in range(0, len(runs), 2) for col in st.columns(2)]  # two per row: the keys are long
+    for col, (rule, r) in zip(grid, runs.items()):
         if split >= r.num_merges:
             col.markdown(f"**{rule}** stops before merge {split + 1}: {plain(r.stop_reason or 'no pair left')}")
             continue
@@ -100,6 +108,7 @@ def ties(i: int) -> None:
             pd.DataFrame({"pair": [" + ".join(map(show, p)) for p in step.tied], "key": step.tie_keys}),
             hide_index=True,
             width="stretch",
+            column_config={"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN},
         )
 
 
@@ -137,21 +146,29 @@ def byte_fallback(i: int) -> None:
         "char + <unk>": char.tokenizer.with_fallback("unk"),
         "char + <0xNN> bytes": char.tokenizer.with_fallback("bytes"),
     }
+    rows = []
     for col, (name, tok) in zip(st.columns(3), variants.items()):
         trace = tok.encode_with_trace(text)
         with col:
             st.markdown(f"**{name}**: {len(trace.ids)} tokens")
             st.html(tokens_row(token_views(tok, trace), show_ids=False))
-            rows = [f for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")]
-            if rows:
-                st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-            else:
+            fell = [f for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")]
+            rows += [{"tokenizer": name, **f} for f in fell]
+            if not fell:
                 st.caption("Every character is in the alphabet: nothing fell back.")
             rt = tok.round_trip(text)
             if rt.ok:
                 st.success("round trip holds")
             else:
                 st.warning(f"round trip breaks at character {rt.position}: {plain(rt.reason)}")
+    if rows:  # one table across the page: three narrow ones would cut the byte columns off
+        st.caption("What each tokenizer did with the characters it could not hold as one symbol:")
+        st.dataframe(
+            pd.DataFrame(rows),
+            hide_index=True,
+            width="stretch",
+            column_config={"tokens": st.column_config.TextColumn(width="large")},
+        )
 
 
 def overlaps(i: int) -> None:
@@ -198,6 +215,11 @@ def word_ends(i: int) -> None:
             st.dataframe(rules[["left", "right", "token", "count"]], hide_index=True)
 
 
+def _lines_height(text: str) -> int:
+    """A text area height in pixels that shows every line of ``text`` without scrolling (and one spare)."""
+    return 26 * (text.count("\n") + 2) + 16
+
+
 def _rules(text: str) -> list[tuple[str, str]]:
     rules = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -212,10 +234,11 @@ def _rules(text: str) -> list[tuple[str, str]]:
 
 def merge_order(i: int) -> None:
     c = st.columns(3)
+    height = _lines_height(ORDER_RULES)
     with c[0]:
-        table = _text(i, "Rules (one per line, in rank order)", ORDER_RULES, area=True)
+        table = _text(i, "Rules (one per line, in rank order)", ORDER_RULES, area=True, height=height)
     with c[1]:
-        reordered = _text(i, "Same rules, another order", "a b\nb c\nab c\nabc d\na bc", area=True)
+        reordered = _text(i, "Same rules, another order", REORDERED_RULES, area=True, height=height)
     with c[2]:
         word = _text(i, "Word", "abcd")
     try:

@@ -14,7 +14,7 @@ counts as a tick.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 import streamlit as st
 
@@ -32,7 +32,14 @@ def _initial_step(slider_key: str, n: int) -> int:
         return 1
 
 
-def step_player(n: int, render: Callable[[int], None], *, keys: PlayerKeys, label: str = "Merge") -> None:
+def step_player(
+    n: int,
+    render: Callable[[int], None],
+    *,
+    keys: PlayerKeys,
+    label: str = "Merge",
+    source: Hashable = None,
+) -> None:
     """Draw a player over steps ``1..n`` and call ``render(step)`` for the current step.
 
     Args:
@@ -41,11 +48,20 @@ def step_player(n: int, render: Callable[[int], None], *, keys: PlayerKeys, labe
         keys: this player's session-state keys (from :func:`ui.state.player_keys`; several
             players may coexist); the slider's key ``keys.step`` is also its URL parameter.
         label: the slider's label.
+        source: what the steps come from (corpus and settings). When it differs from the
+            previous run's, the player stops and goes back to step 1: step 6 of another
+            training is not where the user was. The first run keeps the step a link asks for.
     """
     pos_key, slider_key = keys.pos, keys.step
     playing_key, speed_key, tick_key = keys.playing, keys.speed, keys.tick
+    reset = [False]  # set when a new source sent the player back to step 1 (a list: the fragment clears it)
     if pos_key not in st.session_state:
         st.session_state[pos_key] = _initial_step(slider_key, n)
+    elif source is not None and st.session_state.get(keys.source, source) != source:
+        st.session_state[pos_key] = 1
+        st.session_state[playing_key] = False
+        reset[0] = True
+    st.session_state[keys.source] = source
     st.session_state.setdefault(playing_key, False)
     st.session_state.setdefault(speed_key, "0.5 s")
     st.session_state.setdefault(tick_key, 0.0)
@@ -111,10 +127,16 @@ def step_player(n: int, render: Callable[[int], None], *, keys: PlayerKeys, labe
             st.rerun(scope="app")
         pos = st.session_state[pos_key]
         if st.session_state[playing_key]:
-            st.progress(pos / n, text=f"{label} {pos} of {n}")
+            st.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
         elif n > 1:
             st.session_state[slider_key] = pos
-            st.slider(label, 1, n, key=slider_key, on_change=follow_slider, bind="query-params")
+            shown = st.slider(label, 1, n, key=slider_key, on_change=follow_slider, bind="query-params")
+            if reset[0]:
+                reset[0] = False
+                if shown != pos:
+                    # A new n makes a new slider widget, which starts from the old step in the URL;
+                    # one more run lets the step set above win, and the URL follows it.
+                    st.rerun(scope="app")
         render(pos)
 
     frame()

@@ -235,7 +235,10 @@ def render() -> None:
                     st.query_params[TEXT_PARAM] = choice.digest
         choice = st.session_state.get(state.APPLIED_CORPUS)
         if choice is not None:
-            st.caption(f"Training on **{plain(choice.name)}**: {len(choice.text):,} characters")
+            st.caption(
+                f"Applied with Train: **{plain(choice.name)}**, {len(choice.text):,} characters "
+                "(for the Train and Compare pages and Encode's “Trained here”)"
+            )
 
 
 def applied() -> tuple[CorpusChoice, TrainSettings]:

@@ -40,6 +40,7 @@ class PlayerKeys:
         step: the slider; also its URL parameter, so a link opens at that step.
         playing, speed, tick: whether it plays, the chosen speed, when it last advanced.
         first, prev, play, pause, next, last: its buttons.
+        source: what the steps were computed from (a new source sends the player back to step 1).
     """
 
     pos: str
@@ -53,6 +54,7 @@ class PlayerKeys:
     pause: str
     next: str
     last: str
+    source: str
 
 
 def player_keys(prefix: str) -> PlayerKeys:

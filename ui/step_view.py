@@ -9,9 +9,19 @@ from ui import state
 from viz.markdown import left_out, plain
 from viz.tokens import STYLE, display_of, end_of_word_mode, word_change_html
 from viz.train_charts import corpus_length_figure, mark_step, merge_count_figure, vocab_growth_figure
-from viz.train_tables import merges_frame, pair_counts_frame, word_changes_frame
+from viz.train_tables import merges_frame, pair_counts_frame, tie_explanation, word_changes_frame
 
 _RULE_WINDOW = 12
+_NUMBER = st.column_config.NumberColumn(format="localized")
+"""Counts and ids with thousands separators (12,000), as in the metrics above the tables."""
+RULE_COLUMNS = {name: _NUMBER for name in ("rank", "id", "count", "replaced", "tied")}
+PAIR_COLUMNS = {
+    "left": st.column_config.TextColumn(width="small"),
+    "right": st.column_config.TextColumn(width="small"),
+    "count": _NUMBER,
+    "status": st.column_config.TextColumn(width="small"),
+    "tie key": st.column_config.TextColumn(width="large", help="What the tie rule compared for this pair"),
+}
 
 
 def _highlight_first(row):  # pandas Styler row function
@@ -35,7 +45,7 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     unit = result.config.unit
     show = display_of(result)
     a, b, new = (plain(show(t)) for t in (*s.pair, s.token))
-    st.subheader(f"Merge {step} of {result.num_merges}: “{a}” + “{b}” → “{new}”")
+    st.subheader(f"Merge {step:,} of {result.num_merges:,} (rank {k:,}): “{a}” + “{b}” → “{new}”")
     m = st.columns(5)
     m[0].metric("pair count", f"{s.count:,}")
     m[1].metric("replaced", f"{s.replacements:,}", help="Overlapping occurrences (a a a) cannot all be replaced.")
@@ -47,7 +57,7 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     m[3].metric("vocabulary", f"{s.vocab_size_after:,}")
     m[4].metric("corpus tokens", f"{s.tokens_after:,}", delta=f"{s.tokens_after - result.tokens_at(k):,}")
 
-    left, right = st.columns([1, 1.3])
+    left, right = st.columns([1.4, 1])
     with left:
         st.markdown(f"**Pair counts before this merge** (ties broken by {s.tie_break})")
         frame = pair_counts_frame(s, show)
@@ -58,8 +68,10 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
             frame.style.apply(_highlight_first, axis=1),
             hide_index=True,
             width="stretch",
-            column_config={"count": st.column_config.NumberColumn(format="localized"), "tie key": {"width": "large"}},
+            column_config=PAIR_COLUMNS,
         )
+        if why := tie_explanation(s, show):
+            st.caption(f"Tie: {plain(why)}.")
         if s.num_tied > len(s.tied):
             st.caption(
                 f"{s.num_tied:,} pairs share the count {s.count:,}; the table lists the tie rule's best "
@@ -91,10 +103,12 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     st.markdown(
         "**Merge rules so far** (newest first; the current rule is highlighted" + (f"; {note})" if note else ")")
     )
-    st.dataframe(recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch")
+    st.dataframe(
+        recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch", column_config=RULE_COLUMNS
+    )
     if k + 1 > _RULE_WINDOW:
         with st.expander(f"All {k + 1:,} rules up to this merge"):
-            st.dataframe(rules, hide_index=True, width="stretch")
+            st.dataframe(rules, hide_index=True, width="stretch", column_config=RULE_COLUMNS)
 
     if charts:
         figures = _charts(result)

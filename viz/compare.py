@@ -181,8 +181,11 @@ def compression_figure(
         xaxis_title=x_title,
         yaxis_title=metric,
         hovermode="x unified",
-        height=340,
+        height=400,
         margin={"l": 50, "r": 20, "t": 40, "b": 40},
+        # Below the plot, in a row: curve names such as "training corpus: Wikipedia: Taylor Swift (186 KB)"
+        # would otherwise take most of a half-width chart.
+        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0},
     )
     return fig
 

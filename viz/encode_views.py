@@ -16,19 +16,34 @@ def _same(token: str) -> str:
     return token
 
 
+def temporary_ids(tokenizer: Tokenizer) -> range:
+    """The ids ``tokenizer`` gives no saved token: characters its ``keep`` fallback appended while encoding.
+
+    They are numbered in the order the text met them (see ``bpe_core.FALLBACKS``), so the same
+    character can get another id in another text. Empty for byte-unit tokenizers and the
+    ``unk``/``bytes`` fallbacks, whose fallback tokens are part of the vocabulary.
+    """
+    if tokenizer.unit != "char" or tokenizer.fallback != "keep":
+        return range(0)
+    return range(tokenizer.num_saved, len(tokenizer.table))
+
+
 def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
     """One :class:`~viz.tokens.TokenView` per token of ``trace`` (at most ``limit``).
 
     Each view shows the text the token stands for (hex for bytes that cut a
     UTF-8 character), its vocabulary string and id, and flags for the
     end-of-word marker, fallback (``<unk>``, ``<0xNN>``, or a character kept
-    although the training alphabet lacked it) and special tokens. ``<unk>`` is
-    shown as ``<unk>`` (its bytes, U+FFFD, would read as a broken character).
+    although the training alphabet lacked it, whose id is then temporary, see
+    :func:`temporary_ids`) and special tokens. Fallback tokens show their
+    vocabulary string (``<unk>``, ``<0xC3>``), as the rule tables do: the bytes
+    of ``<unk>``, U+FFFD, would read as a broken character.
     """
     table = tokenizer.table
     fallback_ids = set(tokenizer.byte_fallback_ids)
     if tokenizer.unk_id is not None:
         fallback_ids.add(tokenizer.unk_id)
+    temporary = temporary_ids(tokenizer)
     views = []
     for piece in trace.pieces:
         for tid in piece.ids:
@@ -36,7 +51,7 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
             eow = table.ends_word[tid]
             if eow:
                 data = data[:-1]
-            text = table.strings[tid] if tid == tokenizer.unk_id else describe_bytes(data)
+            text = table.strings[tid] if tid in fallback_ids else describe_bytes(data)
             views.append(
                 TokenView(
                     text=text,
@@ -44,13 +59,31 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
                     token_id=tid,
                     end_of_word=eow,
                     partial=text.startswith("⟨") and bool(data),
-                    fallback=tid in fallback_ids or (tid >= tokenizer.num_learned and not piece.special),
+                    fallback=tid in fallback_ids or tid in temporary,
                     special=piece.special,
+                    temporary=tid in temporary,
                 )
             )
             if limit is not None and len(views) >= limit:
                 return views
     return views
+
+
+def temporary_note(tokenizer: Tokenizer, trace: EncodeTrace) -> str:
+    """A sentence on the temporary ids of ``trace`` (see :func:`temporary_ids`), or ``""`` when it has none."""
+    temporary = temporary_ids(tokenizer)
+    met = sorted({tid for tid in trace.ids if tid in temporary})
+    if not met:
+        return ""
+    table = tokenizer.table  # a character and its end-of-word twin count once
+    chars = {table.data[tid][:-1] if table.ends_word[tid] else table.data[tid] for tid in met}
+    n = len(chars)
+    span = f"{met[0]:,}" if len(met) == 1 else f"{met[0]:,}–{met[-1]:,}"
+    return (
+        f"{n:,} character{'s' if n != 1 else ''} outside the alphabet got temporary id{'s' if len(met) != 1 else ''} "
+        f"({span}, marked *): past the vocabulary, numbered in the order this text meets them, so another text "
+        "can give them other ids. Choose the unk or bytes fallback for stable ids."
+    )
 
 
 def encode_stats(text: str, ids: list[int]) -> dict[str, float]:

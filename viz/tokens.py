@@ -7,6 +7,7 @@ into markup, so text such as ``<script>`` is shown, never run.
 from __future__ import annotations
 
 import html
+import unicodedata
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ padding:1px 4px;white-space:pre;color:#0f172a}
 .bpe-eow{color:#64748b;font-size:0.8em}
 .bpe-end{margin-right:8px}
 .bpe-special{border:2px solid #0f766e;font-weight:600}
+.bpe-temp small{color:#b91c1c;font-style:italic}
 .bpe-break{flex-basis:100%;height:0}
 </style>"""
 """CSS for the token boxes (put once in any HTML built here)."""
@@ -61,9 +63,11 @@ class TokenView:
         token_id: its id, or ``None`` when unknown (training traces).
         end_of_word: True when the token carries the ``</w>`` marker.
         partial: True for bytes that cut a UTF-8 character.
-        fallback: True for ``<unk>``/``<0xNN>`` fallback tokens.
+        fallback: True for ``<unk>``/``<0xNN>`` fallback tokens and characters kept outside the alphabet.
         special: True for a special token.
         new: True when the current merge formed it (highlighted).
+        temporary: True when the id is past the vocabulary: a character the ``keep`` fallback
+            numbered in the order this text met it (drawn with a ``*`` after the id).
     """
 
     text: str
@@ -74,13 +78,96 @@ class TokenView:
     fallback: bool = False
     special: bool = False
     new: bool = False
+    temporary: bool = False
 
 
+DOTTED_CIRCLE = "\u25cc"
+"""U+25CC, the base Unicode charts draw a combining mark on when it has no letter to sit on."""
+
+_C0_NAMES = (
+    "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB ESC FS GS RS US"
+).split()
+SHORT_NAMES: dict[str, str] = {
+    **{chr(i): name for i, name in enumerate(_C0_NAMES)},
+    "\x7f": "DEL",
+    "\x85": "NEL",
+    "\u00ad": "SHY",
+    "\u061c": "ALM",
+    "\u180e": "MVS",
+    "\u200b": "ZWSP",
+    "\u200c": "ZWNJ",
+    "\u200d": "ZWJ",
+    "\u200e": "LRM",
+    "\u200f": "RLM",
+    "\u2028": "LSEP",
+    "\u2029": "PSEP",
+    "\u202a": "LRE",
+    "\u202b": "RLE",
+    "\u202c": "PDF",
+    "\u202d": "LRO",
+    "\u202e": "RLO",
+    "\u2060": "WJ",
+    "\u2066": "LRI",
+    "\u2067": "RLI",
+    "\u2068": "FSI",
+    "\u2069": "PDI",
+    "\ufeff": "BOM",
+}
+"""Unicode's abbreviations (NameAliases.txt) of the invisible characters text meets most often."""
+
+_LABELLED = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+"""Categories drawn as a label: controls, format characters (ZWJ, RTL marks), line and paragraph
+separators, surrogates, private-use and unassigned code points (none has a glyph of its own)."""
+_MARKS = {"Mn", "Me"}
+"""Combining marks: drawn on :data:`DOTTED_CIRCLE` when nothing visible precedes them."""
+
+
+def char_label(ch: str) -> str:
+    """A visible label for an invisible character: ``⟨U+200D ZWJ⟩``, ``⟨U+E000⟩`` when it has no name.
+
+    Short names come from :data:`SHORT_NAMES`, else :func:`unicodedata.name` (``⟨U+E0061 TAG LATIN
+    SMALL LETTER A⟩``); variation selectors read ``VS1`` to ``VS256``.
+    """
+    code = ord(ch)
+    if 0xFE00 <= code <= 0xFE0F:
+        name = f"VS{code - 0xFE00 + 1}"
+    elif 0xE0100 <= code <= 0xE01EF:
+        name = f"VS{code - 0xE0100 + 17}"
+    else:
+        name = SHORT_NAMES.get(ch) or unicodedata.name(ch, "")
+    return f"⟨U+{code:04X}{' ' + name if name else ''}⟩"
+
+
+@lru_cache(maxsize=65536)
 def visible(text: str, show_whitespace: bool = True) -> str:
-    """Replace whitespace by visible symbols (see :data:`WHITESPACE_SYMBOLS`); not escaped."""
-    if not show_whitespace:
-        return text
-    return "".join(WHITESPACE_SYMBOLS.get(ch, ch) for ch in text)
+    """``text`` made visible; not escaped.
+
+    Whitespace becomes a symbol (see :data:`WHITESPACE_SYMBOLS`) when
+    ``show_whitespace`` is on. Whatever the toggle, characters that draw nothing
+    become a label (see :func:`char_label`: ``⟨U+200D ZWJ⟩``, ``⟨U+200F RLM⟩``), and a
+    combining mark (category Mn/Me) with no character to sit on, at the start or after a
+    symbol or label, is drawn on a dotted circle (``◌́``). Variation selectors that
+    start a token are labelled too: on a dotted circle they would still draw nothing.
+    """
+    out = []
+    base = False  # does the previous character drawn carry a glyph a mark can sit on?
+    for ch in text:
+        if show_whitespace and ch in WHITESPACE_SYMBOLS:
+            out.append(WHITESPACE_SYMBOLS[ch])
+            base = False
+            continue
+        category = unicodedata.category(ch)
+        if category in _LABELLED and ch not in WHITESPACE_SYMBOLS:
+            out.append(char_label(ch))
+            base = False
+        elif category in _MARKS and not base:
+            selector = 0xFE00 <= ord(ch) <= 0xFE0F or 0xE0100 <= ord(ch) <= 0xE01EF
+            out.append(char_label(ch) if selector else DOTTED_CIRCLE + ch)
+            base = not selector
+        else:
+            out.append(ch)
+            base = not ch.isspace()
+    return "".join(out)
 
 
 def describe_bytes(data: bytes) -> str:
@@ -186,6 +273,8 @@ def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, s
         classes.append("bpe-special")
     if view.end_of_word:
         classes.append("bpe-end")
+    if view.temporary:
+        classes.append("bpe-temp")
     label = html.escape(visible(view.text, show_whitespace)) or "&nbsp;"
     if view.end_of_word:
         label += f'<span class="bpe-eow">{html.escape(MARKER)}</span>'
@@ -194,7 +283,10 @@ def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, s
         title += " (part of a UTF-8 character)"
     if view.fallback:
         title += " (fallback)"
-    under = f"<small>{view.token_id}</small>" if show_id and view.token_id is not None else ""
+    if view.temporary:
+        title += ": a temporary id past the vocabulary, numbered in the order this text met new characters"
+    star = "*" if view.temporary else ""
+    under = f"<small>{view.token_id}{star}</small>" if show_id and view.token_id is not None else ""
     return (
         f'<span class="{" ".join(classes)}" style="background:{color_for(color_index)}" '
         f'title="{html.escape(title, quote=True)}">{label}{under}</span>'

@@ -20,16 +20,16 @@ def pair_counts_frame(step: MergeStep, show: Show = _same) -> pd.DataFrame:
     """The top pair counts just before ``step``'s merge, winner first.
 
     Columns: ``left``, ``right``, ``count``, ``status`` ("winner" when no tie,
-    "won the tie", "tied, lost" or ""), ``tie key`` (what the tie rule
-    ``step.tie_break`` compared, for tied pairs).
+    "won tie", "lost tie" or ""; short, so that the column stays narrow), ``tie key``
+    (what the tie rule ``step.tie_break`` compared, for tied pairs).
     """
     tied = dict(zip(step.tied, step.tie_keys))
     rows = []
     for k, (pair, count) in enumerate(step.top_pairs):
         if k == 0:
-            status = "winner" if step.num_tied == 1 else "won the tie"
+            status = "winner" if step.num_tied == 1 else "won tie"
         elif pair in tied:
-            status = "tied, lost"
+            status = "lost tie"
         else:
             status = ""
         rows.append(
@@ -42,6 +42,23 @@ def pair_counts_frame(step: MergeStep, show: Show = _same) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["left", "right", "count", "status", "tie key"])
+
+
+def tie_explanation(step: MergeStep, show: Show = _same) -> str:
+    """Why the tie went the way it did, in one sentence (``""`` when nothing tied).
+
+    ``"first_seen picked e + r (first seen in word #0 'lowest' at offset 3) over r + </w>
+    (first seen in word #2 'newer' at offset 3)"``, with ``and N more`` when more pairs tied.
+    """
+    if step.num_tied < 2 or len(step.tied) < 2:
+        return ""
+
+    def pair(k: int) -> str:
+        a, b = step.tied[k]
+        return f"{show(a)} + {show(b)} ({step.tie_keys[k]})"
+
+    more = step.num_tied - 2
+    return f"{step.tie_break} picked {pair(0)} over {pair(1)}" + (f" and {more:,} more" if more else "")
 
 
 def merges_frame(result: TrainResult, upto: int | None = None, show: Show = _same) -> pd.DataFrame:

@@ -129,14 +129,14 @@ def test_play_starts_advances_and_pauses(at):
         at.run()
         assert subheaders(at)[0].startswith(f"Merge {shown} of 200 ")
     assert subheaders(at)[0] == "Merge 3 of 200 (rank 2): “t” + “</w>” → “t</w>”"
+    time.sleep(0.5)  # a frame is due when Pause is clicked
     at.button(key=TRAIN.pause).click().run()
     assert at.session_state[TRAIN.playing] is False
-    paused_at = at.slider(key=TRAIN.step).value  # 3, or 4 if a frame fell due before the click (a busy machine)
-    assert paused_at in (3, 4) and subheaders(at)[0].startswith(f"Merge {paused_at} of 200")
+    assert subheaders(at)[0].startswith("Merge 3 of 200")  # the click is not a frame, even when one is due
     time.sleep(0.5)
     at.run()
-    assert subheaders(at)[0].startswith(f"Merge {paused_at} of 200")  # paused: stays put
-    assert at.slider(key=TRAIN.step).value == paused_at
+    assert subheaders(at)[0].startswith("Merge 3 of 200")  # paused: stays put
+    assert at.slider(key=TRAIN.step).value == 3
 
 
 def test_changing_settings_retrains(at):

@@ -79,7 +79,8 @@ def step_player(
     def frame() -> None:
         # A click on a control drawn by an earlier run can carry an older n: clamp here.
         pos = max(1, min(n, st.session_state[pos_key]))
-        if st.session_state[playing_key]:
+        # a click on Pause is never also a frame (its rerun can fall when a frame is due)
+        if st.session_state[playing_key] and not st.session_state.get(keys.pause):
             now = time.monotonic()
             if now - st.session_state[tick_key] >= 0.8 * interval:
                 if pos >= n:

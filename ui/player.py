@@ -7,8 +7,9 @@ The current step lives in its own session key, not in the slider. While
 playing, the slider is replaced by a progress bar: a slider would send back the
 value it last showed with every click, and a click that crosses a timer frame
 would then pull the player back a step. A frame advances only when a full
-interval has passed since the last advance, so a click during play never
-counts as a tick.
+interval has passed since the last advanced frame finished drawing, so a
+click during play never counts as a tick, and ticks that queued up behind a
+slow frame are dropped rather than replayed.
 """
 
 from __future__ import annotations
@@ -79,15 +80,15 @@ def step_player(
     def frame() -> None:
         # A click on a control drawn by an earlier run can carry an older n: clamp here.
         pos = max(1, min(n, st.session_state[pos_key]))
+        advanced = False
         # a click on Pause is never also a frame (its rerun can fall when a frame is due)
         if st.session_state[playing_key] and not st.session_state.get(keys.pause):
-            now = time.monotonic()
-            if now - st.session_state[tick_key] >= 0.8 * interval:
+            if time.monotonic() - st.session_state[tick_key] >= 0.8 * interval:
                 if pos >= n:
                     st.session_state[playing_key] = False
                     st.rerun(scope="app")
                 pos += 1
-                st.session_state[tick_key] = now
+                advanced = True
         st.session_state[pos_key] = pos
 
         cols = st.columns([1, 1, 1.4, 1, 1, 2.2])
@@ -139,5 +140,10 @@ def step_player(
                     # one more run lets the step set above win, and the URL follows it.
                     st.rerun(scope="app")
         render(pos)
+        if advanced:
+            # Timed from the end of the frame: when frames take longer than the interval (a slow
+            # browser or server), timer ticks queued meanwhile find too little time passed and are
+            # dropped, instead of each advancing a step after the user has pressed Pause.
+            st.session_state[tick_key] = time.monotonic()
 
     frame()

@@ -166,13 +166,14 @@ def encoded(
         bpe_core.BPEError: the text cannot be encoded (not cached).
     """
     tok = with_fallback(_tokenizer, fallback)
-    trace = tok.encode_with_trace(text, order=order, allowed_special="all" if allow_special else ())
+    allowed = "all" if allow_special else ()
+    trace = tok.encode_with_trace(text, order=order, allowed_special=allowed)
     diffs = tok.order_differences(text)
     return Encoding(
         trace=trace,
         views=token_views(tok, trace, limit=limit),
         stats=encode_stats(text, trace.ids),
-        round_trip=tok.round_trip(text),
+        round_trip=tok.round_trip(text, order=order, allowed_special=allowed),
         differences=order_differences_frame(diffs, display_of(tok)),
         differing=frozenset(d.text for d in diffs),
         temporary=temporary_note(tok, trace),

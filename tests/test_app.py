@@ -27,6 +27,17 @@ def fresh() -> AppTest:
     return AppTest.from_file(APP, default_timeout=120).run()
 
 
+def opened_link(params: dict[str, str], page: str | None = None) -> AppTest:
+    """A new session opened from a shared link: ``page`` (e.g. ``app_pages/encode.py``) with ``params``."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    if page is not None:
+        at.switch_page(page)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception
+    return at
+
+
 def submit(at: AppTest) -> AppTest:
     next(b for b in at.button if b.label == "Train").click()
     return at.run()
@@ -157,10 +168,7 @@ def test_changing_settings_retrains(at):
 
 
 def test_train_link_opens_at_its_step():
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params[TRAIN.step] = "7"
-    at.run()
-    assert not at.exception
+    at = opened_link({TRAIN.step: "7"})
     assert subheaders(at)[0].startswith("Merge 7 of 200 (rank 6)")
     at.button(key=TRAIN.next).click().run()  # same training: the player goes on from there
     assert subheaders(at)[0].startswith("Merge 8 of 200")
@@ -319,19 +327,16 @@ def test_encode_is_cached_per_input(at, monkeypatch):
 
 
 def test_encode_link_opens_the_same_frame():
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("app_pages/encode.py")
-    at.query_params.update(
+    at = opened_link(
         {
             state.ENCODE_TEXT: "the lowest",
             state.ENCODE_ORDER: "sequential",
             state.SHOW_IDS: "false",
             state.ENCODE_FALLBACK: "bytes",
             state.ENCODE_TOKENIZER: "Trained here",
-        }
+        },
+        "app_pages/encode.py",
     )
-    at.run()
-    assert not at.exception
     assert at.text_area(key=state.ENCODE_TEXT).value == "the lowest"
     assert at.radio(key=state.ENCODE_ORDER).value == "sequential"
     assert at.toggle(key=state.SHOW_IDS).value is False
@@ -414,18 +419,15 @@ def test_compare_sidebar_corpus_tie_switch_lists_every_difference(at):
 
 
 def test_compare_link_opens_the_same_frame():
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("app_pages/compare.py")
-    at.query_params.update(
+    at = opened_link(
         {
             state.CMP_METRIC: "tokens per character",
             state.CMP_HELD_OUT: "UDHR in 84 languages + emoji (1.7 MB)",
             state.CMP_SWITCH_CORPUS: "aaabdaaabac (byte, none)",
             state.CMP_SWITCH_RULE: "hf_tokenizers",
-        }
+        },
+        "app_pages/compare.py",
     )
-    at.run()
-    assert not at.exception
     assert at.segmented_control(key=state.CMP_METRIC).value == "tokens per character"
     assert at.selectbox(key=state.CMP_HELD_OUT).value == "UDHR in 84 languages + emoji (1.7 MB)"
     assert at.selectbox(key=state.CMP_SWITCH_RULE).value == "hf_tokenizers"
@@ -575,11 +577,9 @@ def test_lesson_vocab_tradeoff(at):
 
 
 def test_lesson_link_restores_the_merge_count():
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("app_pages/lessons.py")
-    at.query_params.update({state.LESSON: "8. Vocabulary size trade-off", state.lesson_key(8, "merges"): "100"})
-    at.run()
-    assert not at.exception
+    at = opened_link(
+        {state.LESSON: "8. Vocabulary size trade-off", state.lesson_key(8, "merges"): "100"}, "app_pages/lessons.py"
+    )
     assert at.number_input(key=state.lesson_key(8, "merges")).value == 100
     assert chart_traces(at, 0)[0]["x"][-1] == 356
 

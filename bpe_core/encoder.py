@@ -763,6 +763,7 @@ class Tokenizer:
         present = set(final)
         adjacent = set(zip(final, final[1:]))
         states = [initial] + [after for _rank, _sites, _before, after in record] if full and record else [initial]
+        neighbours: list[set[tuple[int, int]]] | None = None  # adjacent pairs of each state, built on first need
         out = []
         for left in dict.fromkeys(final):
             for right, rank in self._by_left.get(left, ()):
@@ -774,7 +775,9 @@ class Tokenizer:
                 shown = f"{pair[0]!r} and {pair[1]!r}"
                 if (left, right) in adjacent and (order != "sequential" or not full):
                     continue  # rank order would have merged them; nothing to explain
-                met = [i for i, st in enumerate(states) if (left, right) in zip(st, st[1:])] if full else []
+                if full and neighbours is None:
+                    neighbours = [set(zip(st, st[1:])) for st in states]
+                met = [i for i, seen in enumerate(neighbours or ()) if (left, right) in seen]
                 between = () if (left, right) in adjacent else self._between(final, left, right)
                 maker = record[met[0] - 1][0] if met and met[0] else None
                 if order == "sequential" and maker is not None and maker > rank:

@@ -14,9 +14,7 @@ from collections.abc import Sequence
 
 from .encoder import Tokenizer
 from .errors import BPEError
-from .pretokenize import PRETOKENIZERS
-from .symbols import END_OF_WORD, UNITS
-from .tiebreak import TIE_BREAKS
+from .options import OPTIONS
 from .trainer import train
 
 
@@ -27,20 +25,34 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _help(name: str, *, default: bool = True) -> str:
+    """An option's help for ``--help``: its summary, source, range and default (argparse's % escaped)."""
+    option = OPTIONS[name]
+    text = f"{option.summary} ({option.source})"
+    if option.maximum is not None:
+        text += f"; {option.minimum:,} to {option.maximum:,}"
+    if option.choices:
+        text += "; " + "; ".join(f"{value}: {what}" for value, what in option.choices.items())
+    if default and option.default not in (None, ()):
+        text += f" (default: {option.default})"
+    return text.replace("%", "%%")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m bpe_core", description="Learn a BPE merge table and print it.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     t = sub.add_parser("train", help="learn merges from a UTF-8 text file ('-' reads standard input)")
     t.add_argument("file", help="a UTF-8 text file, or - for standard input")
     budget = t.add_mutually_exclusive_group(required=True)
-    budget.add_argument("--merges", type=int, help="number of merges to learn")
-    budget.add_argument("--vocab-size", type=int, help="target vocabulary size (specials + alphabet + merges)")
-    t.add_argument("--pretokenizer", choices=list(PRETOKENIZERS), default="whitespace_eow")
-    t.add_argument("--unit", choices=list(UNITS), default="char")
-    t.add_argument("--end-of-word", choices=list(END_OF_WORD), default="separate")
-    t.add_argument("--tie-break", choices=list(TIE_BREAKS), default="first_seen")
-    t.add_argument("--min-frequency", type=int, default=2)
-    t.add_argument("--special", action="append", default=[], help="a special token (repeatable)")
+    for name in ("num_merges", "vocab_size"):
+        budget.add_argument(OPTIONS[name].cli, type=int, metavar="N", help=_help(name, default=False))
+    for name in ("pretokenizer", "unit", "end_of_word", "tie_break"):
+        option = OPTIONS[name]
+        t.add_argument(option.cli, choices=list(option.choices), default=option.default, help=_help(name))
+    t.add_argument("--min-frequency", type=int, default=OPTIONS["min_frequency"].default, help=_help("min_frequency"))
+    t.add_argument(
+        "--special", action="append", default=[], help="a special token (repeatable). " + _help("special_tokens")
+    )
     t.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
 

@@ -30,3 +30,11 @@ class MergeTableError(BPEError):
 
 class TokenIdError(BPEError):
     """A token id passed to ``decode`` (or a token view) is outside the vocabulary."""
+
+
+class SpecialTokenError(BPEError):
+    """Special tokens that cannot be used: empty, too long, too many, or covering the whole corpus."""
+
+
+class ResourceLimitError(BPEError):
+    """An input whose processing would pass a size limit (nesting depth, digits, memory); the message says which."""

@@ -27,11 +27,12 @@ from collections.abc import Callable
 from itertools import accumulate, chain, repeat
 
 from .corpus import Corpus, word_counts
-from .errors import BPEError, BudgetError
-from .pretokenize import check_pretokenizer
+from .errors import BudgetError
+from .memory import MemoryWatch
+from .options import check_training
 from .result import TrainResult
-from .symbols import END_OF_WORD, SHIFT, UNITS, SymbolTable, check_option, spell_corpus
-from .tiebreak import TIE_BREAKS, StaticKeys, describe_key
+from .symbols import SHIFT, SymbolTable, spell_corpus
+from .tiebreak import StaticKeys, describe_key
 from .trace import MergeStep, TrainConfig, WordChange
 
 ProgressCallback = Callable[[int, int], None]
@@ -43,6 +44,7 @@ WORD_TRACE_LIMIT = 64
 _EXCERPT_BEFORE = 8
 _EXCERPT_LEN = 32
 _SLICE_LIMIT = 4 * WORD_TRACE_LIMIT  # words up to this long (as spelled at the start) are read by slicing
+_WATCH_EVERY = 16  # merges between two memory checks (a check reads /proc/self/statm: about 10 µs)
 _LIVE = (-1).__ne__  # filter predicate: a position still holds a symbol
 
 
@@ -58,6 +60,7 @@ def train(
     min_frequency: int = 2,
     special_tokens: tuple[str, ...] | list[str] = (),
     progress: ProgressCallback | None = None,
+    max_memory: int | None = None,
     trace: bool = True,
     top_k: int = 10,
     max_tied: int = 10,
@@ -84,6 +87,10 @@ def train(
         special_tokens: strings that get the first ids and are cut out of the
             corpus before counting (never merged).
         progress: optional callback ``progress(done, total)``.
+        max_memory: a memory budget in bytes: training stops cleanly, keeping the
+            merges learned so far and saying why in ``stop_reason``, once the
+            process has grown by more than this since training began (checked
+            every few merges; see :class:`bpe_core.memory.MemoryWatch`).
         trace: record words, top pairs, ties and pair-count deltas (False keeps
             only the merge table and counts, for speed).
         top_k: how many top pair counts each step records.
@@ -96,37 +103,36 @@ def train(
     Returns:
         A :class:`~bpe_core.result.TrainResult` with ``merges``, ``steps``,
         ``vocab`` and ``tokenizer``. Training stops early, with
-        ``result.stop_reason`` saying why, when no pair reaches ``min_frequency``.
+        ``result.stop_reason`` saying why, when no pair reaches ``min_frequency``
+        or the ``max_memory`` budget is reached.
 
     Raises:
         OptionError: an unknown pre-tokenizer, unit, end-of-word style or tie rule.
-        BudgetError: both or neither of ``num_merges``/``vocab_size``, a negative
-            budget, or a ``vocab_size`` below what the alphabet needs (the
-            message names the minimum).
+        BudgetError: both or neither of ``num_merges``/``vocab_size``, a budget
+            outside ``0..MAX_MERGES``/``MAX_VOCAB_SIZE`` (:mod:`bpe_core.options`), or a
+            ``vocab_size`` below what the alphabet needs (the message names the minimum).
+        SpecialTokenError: more than ``MAX_SPECIAL_TOKENS`` special tokens, or one
+            empty or longer than ``MAX_SPECIAL_LENGTH`` characters.
         EmptyCorpusError: the corpus has no words.
         BPEError: byte unit on text holding a lone surrogate (not valid Unicode).
         TypeError: a corpus of the wrong type (see :func:`bpe_core.corpus.word_counts`).
     """
-    check_pretokenizer(pretokenizer)
-    check_option("unit", unit, UNITS)
-    check_option("end_of_word", end_of_word, END_OF_WORD)
-    check_option("tie_break", tie_break, TIE_BREAKS)
-    _check_int("min_frequency", min_frequency, 1)
+    checked = check_training(
+        num_merges=num_merges,
+        vocab_size=vocab_size,
+        pretokenizer=pretokenizer,
+        unit=unit,
+        end_of_word=end_of_word,
+        tie_break=tie_break,
+        min_frequency=min_frequency,
+        special_tokens=special_tokens,
+    )
+    specials: tuple[str, ...] = checked["special_tokens"]  # type: ignore[assignment]
     _check_int("top_k", top_k, 1)
     _check_int("max_tied", max_tied, 1)
     _check_int("trace_words", trace_words, 0)
-    if (num_merges is None) == (vocab_size is None):
-        raise BudgetError("give exactly one of num_merges and vocab_size")
-    if num_merges is not None:
-        _check_int("num_merges", num_merges, 0)
-    if vocab_size is not None:
-        _check_int("vocab_size", vocab_size, 0)
-    if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be a list of strings, not one string")
-    specials = tuple(dict.fromkeys(special_tokens))
-    for tok in specials:
-        if not isinstance(tok, str) or not tok:
-            raise BPEError(f"special tokens must be non-empty strings, got {tok!r}")
+    if max_memory is not None:
+        _check_int("max_memory", max_memory, 1)
 
     # Training allocates millions of small containers and creates no reference
     # cycles; the cyclic garbage collector would spend a fifth of the time
@@ -148,6 +154,7 @@ def train(
             min_frequency,
             specials,
             progress,
+            None if max_memory is None else MemoryWatch(max_memory),
             trace,
             top_k,
             max_tied,
@@ -169,6 +176,7 @@ def _train(
     min_frequency: int,
     specials: tuple[str, ...],
     progress: ProgressCallback | None,
+    watch: MemoryWatch | None,
     trace: bool,
     top_k: int,
     max_tied: int,
@@ -205,7 +213,7 @@ def _train(
     del words  # the trainer holds its own flat copy
     initial_counts = state.snapshot_counts() if trace else b""
     initial_tokens = state.total_tokens
-    stop_reason = state.run(num_merges, min_frequency, progress)
+    stop_reason = state.run(num_merges, min_frequency, progress, watch)
 
     from .encoder import Tokenizer  # late import: the tokenizer module imports this one's types
 
@@ -379,10 +387,14 @@ class _Trainer:
                 return heapq.heappop(heap)
         return None
 
-    def run(self, num_merges: int, min_frequency: int, progress: ProgressCallback | None) -> str | None:
+    def run(
+        self, num_merges: int, min_frequency: int, progress: ProgressCallback | None, watch: MemoryWatch | None = None
+    ) -> str | None:
         """Learn up to ``num_merges`` merges; return why training stopped early, or ``None``."""
         every = max(1, num_merges // 200)
         for step in range(num_merges):
+            if watch is not None and step % _WATCH_EVERY == 0 and (over := watch.exceeded()):
+                return f"stopped after {step:,} of {num_merges:,} merges: {over}"
             best = self._pop_valid()
             if best is None:
                 return f"stopped after {step} of {num_merges} merges: no pair is left (every word is a single token)"

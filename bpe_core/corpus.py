@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .errors import EmptyCorpusError
+from .errors import BPEError, EmptyCorpusError, ResourceLimitError
 from .pretokenize import pretokenize, split_special
 
 Corpus = str | Mapping[str, int]
 """What :func:`bpe_core.train` accepts: raw text, or ``{word: frequency}``."""
+
+MAX_WORD_FREQUENCY = 2**48
+"""Largest frequency a word-frequency mapping may give one word: pair counts are kept in 64-bit integers."""
+MAX_TOTAL_SYMBOLS = 2**62
+"""Largest total of frequency x length over a mapping's words (the count of every symbol, in 64 bits)."""
 
 
 def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str] = ()) -> dict[str, int]:
@@ -30,7 +35,9 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
     Raises:
         TypeError: ``corpus`` is neither ``str`` nor a mapping (``bytes`` must
             be decoded first), or a mapping has a non-str key or a non-int count.
-        ValueError: a mapping count is below 1.
+        BPEError: a mapping count is below 1.
+        ResourceLimitError: a mapping count above :data:`MAX_WORD_FREQUENCY`, or
+            counts whose total (frequency x length) passes :data:`MAX_TOTAL_SYMBOLS`.
         EmptyCorpusError: no pre-token remains (empty text, only whitespace,
             only special tokens, or an empty mapping).
     """
@@ -50,9 +57,19 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
             if isinstance(freq, bool) or not isinstance(freq, int):
                 raise TypeError(f"the frequency of {word!r} must be an int, got {type(freq).__name__}")
             if freq < 1:
-                raise ValueError(f"the frequency of {word!r} must be at least 1, got {freq}")
+                raise BPEError(f"the frequency of {word[:40]!r} must be at least 1, got {_size(freq)}")
+            if freq > MAX_WORD_FREQUENCY:
+                raise ResourceLimitError(
+                    f"the frequency of {word[:40]!r} is {_size(freq)}; at most {MAX_WORD_FREQUENCY:,} "
+                    "(2**48) is allowed, so that pair counts fit in 64 bits"
+                )
             if word:
                 result[word] = result.get(word, 0) + freq
+        if sum(len(w) * f for w, f in result.items()) > MAX_TOTAL_SYMBOLS:
+            raise ResourceLimitError(
+                f"the word counts add up to more than {MAX_TOTAL_SYMBOLS:,} symbols (2**62): pair counts would "
+                "not fit in 64 bits"
+            )
     else:
         raise TypeError(f"corpus must be str or a mapping of word -> count, not {type(corpus).__name__}")
     if not result:
@@ -60,3 +77,8 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
             "the corpus has no words to learn from: it is empty, or holds only whitespace or special tokens"
         )
     return result
+
+
+def _size(n: int) -> str:
+    """A big integer for a message: written out up to 30 digits, else its number of digits."""
+    return f"{n:,}" if abs(n) < 10**30 else f"a number of about {n.bit_length() * 0.30103:,.0f} digits"

@@ -436,7 +436,8 @@ class Tokenizer:
         if isinstance(token_id, bool) or not isinstance(token_id, int):
             raise TokenIdError(f"token ids must be ints, got {token_id!r} ({type(token_id).__name__})")
         if not 0 <= token_id < len(self.table):
-            raise TokenIdError(f"token id {token_id!r} is out of range: valid ids are 0..{len(self.table) - 1}")
+            shown = f"{token_id}" if abs(token_id) < 10**30 else f"of {token_id.bit_length() * 0.30103:,.0f} digits"
+            raise TokenIdError(f"token id {shown} is out of range: valid ids are 0..{len(self.table) - 1}")
         if token_id in self.table.gaps:
             raise TokenIdError(f"token id {token_id} is not assigned: this vocabulary has no token with that id")
 
@@ -622,7 +623,9 @@ class Tokenizer:
             order: ``"rank"`` (default) or ``"sequential"``; see the module docstring.
             allowed_special: special tokens to recognise in the text (``"all"``
                 for every one). Text that merely looks like a special token is
-                otherwise encoded as ordinary text, as tiktoken does.
+                otherwise encoded as ordinary text, as tiktoken's ``encode_ordinary``
+                does (tiktoken's ``encode`` instead raises on such text by default,
+                ``disallowed_special="all"``).
 
         Returns:
             The token ids.

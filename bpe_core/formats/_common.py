@@ -143,7 +143,8 @@ def parse_json(text: str, source: str) -> object:
     """Parse JSON, refusing repeated keys (``json.loads`` would silently keep the last).
 
     Raises:
-        FormatError: invalid or truncated JSON, naming line and column.
+        FormatError: invalid or truncated JSON, naming line and column; JSON
+            nested deeper than Python's recursion limit; an integer of thousands of digits.
     """
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
@@ -152,6 +153,10 @@ def parse_json(text: str, source: str) -> object:
         raise FormatError(
             f"{source}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}"
         ) from None
+    except RecursionError:
+        raise FormatError(f"{source}: the JSON is nested too deeply (lists or objects inside each other)") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (sys.get_int_max_str_digits)
+        raise FormatError(f"{source}: a number in the JSON is too long to read: {str(exc)[:80]}") from None
 
 
 def field(obj: object, path: str, source: str, kind: type | tuple[type, ...], *, optional: bool = False) -> object:

@@ -38,7 +38,7 @@ files = None
 try:
     if choice == TRAINED:
         tokenizer = session_trained(corpus, settings).tokenizer
-        source = ("trained", corpus.digest, settings)
+        source = ("trained", corpus.sha256, settings)
         st.caption(f"Trained on {plain(corpus.name)} ({settings.pretokenizer}, {settings.unit}, {settings.tie_break}).")
     elif choice in READY:
         tokenizer = ready_tokenizer(choice)
@@ -76,7 +76,9 @@ allow = c[3].toggle(
     "Recognise special tokens",
     value=False,
     key=state.ALLOW_SPECIAL,
-    help="Off: text that looks like a special token is encoded as ordinary text (tiktoken's default).",
+    help="Off: text that looks like a special token is encoded as ordinary text, as tiktoken's encode_ordinary "
+    "does (tiktoken's encode refuses such text by default). On: each special token becomes its one id, as "
+    "tiktoken's encode with allowed_special='all' and Hugging Face's added tokens do.",
     bind=BIND,
 )
 fallback = tokenizer.fallback
@@ -136,7 +138,12 @@ if len(enc.differences):
 st.subheader("Rule by rule")
 pieces = [p for p in enc.trace.pieces if not p.special]
 if not pieces:
-    st.caption("Nothing to show: the text is empty.")
+    specials = sum(p.special for p in enc.trace.pieces)
+    st.caption(
+        f"No rule applies: the text is {specials:,} special token(s), each encoded as its own id."
+        if specials
+        else "Nothing to show: the text is empty."
+    )
     st.stop()
 labels = [piece_label(i, p) for i, p in enumerate(pieces)]
 label = st.selectbox("Pre-token", labels, key=state.ENCODE_PIECE, bind=BIND)

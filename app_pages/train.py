@@ -41,5 +41,5 @@ step_player(
     result.num_merges,
     lambda step: render_step(st.session_state[state.RESULT], step),
     keys=state.TRAIN_PLAYER,
-    source=(corpus.digest, settings),
+    source=(corpus.sha256, settings),
 )

@@ -13,7 +13,7 @@ import bpe_core
 from bpe_core.formats import Download, Loaded, Proof
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
-from ui.settings import TrainSettings
+from ui.settings import TRAIN_MEMORY_BUDGET, TrainSettings
 from viz.encode_views import encode_stats, order_differences_frame, temporary_note, token_views
 from viz.tokens import TokenView, display_of
 
@@ -28,6 +28,9 @@ def sample_text(label: str) -> str:
 def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
     """Train on ``text`` with ``settings``, showing a progress bar while it runs.
 
+    Training stops early, saying so in ``stop_reason``, once it has grown the
+    server's memory by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`.
+
     The bar is created inside the cached function so that a cache hit replays
     nothing visible (it is emptied before returning, and when training fails, so
     the error is not shown under a bar that looks still at work).
@@ -41,7 +44,7 @@ def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
         bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
 
     try:
-        return bpe_core.train(text, **settings.kwargs(), progress=progress)
+        return bpe_core.train(text, **settings.kwargs(), progress=progress, max_memory=TRAIN_MEMORY_BUDGET)
     finally:
         bar.empty()
 
@@ -56,7 +59,7 @@ def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.T
     Raises:
         bpe_core.BPEError, TypeError: as :func:`trained`.
     """
-    key = (corpus.digest, settings)
+    key = (corpus.sha256, settings)
     memo = st.session_state.get(state.RESULT_MEMO)
     if memo is not None and memo[0] == key:
         return memo[1]
@@ -159,7 +162,7 @@ def encoded(
     """Encode ``text`` with a copy of ``_tokenizer`` using ``fallback``, with all the page's views.
 
     ``_tokenizer`` is not hashed (the leading underscore tells ``st.cache_data``
-    so): ``source`` names it instead, e.g. ``("trained", corpus digest, settings)``,
+    so): ``source`` names it instead, e.g. ``("trained", corpus SHA-256, settings)``,
     ``("ready", "GPT-2")`` or ``("uploaded", files digest)``.
 
     Raises:

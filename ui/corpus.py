@@ -55,12 +55,15 @@ class CorpusChoice:
     source: str
     name: str
     text: str
+    sha256: str = field(init=False, compare=False)
+    """The text's whole SHA-256 in hex: what cache keys use (a short prefix could collide)."""
     digest: str = field(init=False, compare=False)
-    """First 12 hex digits of the text's SHA-256 (names pasted text in links and exports)."""
+    """First 12 hex digits of :attr:`sha256`, to show to people and to name pasted text in links."""
 
     def __post_init__(self) -> None:
-        digest = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        object.__setattr__(self, "digest", digest)
+        sha256 = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        object.__setattr__(self, "sha256", sha256)
+        object.__setattr__(self, "digest", sha256[:12])
 
 
 def read_sample(label: str) -> str:

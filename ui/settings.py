@@ -5,6 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bpe_core.errors import OptionError
+from bpe_core.options import OPTIONS, check_training
+
+BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
+"""How the budget is counted: the option it becomes and the label the sidebar shows."""
+TRAIN_MEMORY_BUDGET = 600 * 2**20
+"""Bytes one training may grow the server by before it stops cleanly with a message (``train(max_memory=)``):
+a 200,000-merge run on a 1 MB text stops here instead of taking the server's memory."""
+
 
 @dataclass(frozen=True)
 class TrainSettings:
@@ -17,13 +26,13 @@ class TrainSettings:
         special_tokens: special-token strings.
     """
 
-    pretokenizer: str = "whitespace_eow"
-    unit: str = "char"
-    end_of_word: str = "separate"
-    tie_break: str = "first_seen"
+    pretokenizer: str = OPTIONS["pretokenizer"].default  # type: ignore[assignment]
+    unit: str = OPTIONS["unit"].default  # type: ignore[assignment]
+    end_of_word: str = OPTIONS["end_of_word"].default  # type: ignore[assignment]
+    tie_break: str = OPTIONS["tie_break"].default  # type: ignore[assignment]
     budget_kind: str = "merges"
-    budget: int = 200
-    min_frequency: int = 2
+    budget: int = OPTIONS["num_merges"].default  # type: ignore[assignment]
+    min_frequency: int = OPTIONS["min_frequency"].default  # type: ignore[assignment]
     special_tokens: tuple[str, ...] = ()
 
     def kwargs(self) -> dict[str, Any]:
@@ -38,6 +47,18 @@ class TrainSettings:
             "min_frequency": self.min_frequency,
             "special_tokens": self.special_tokens,
         }
+
+    def checked(self) -> TrainSettings:
+        """These settings, once they pass :func:`bpe_core.options.check_training` (the limits every way in shares).
+
+        Raises:
+            bpe_core.BPEError: an unknown option value, or a budget, minimum
+                frequency or special token outside its limits (the message says which).
+        """
+        if self.budget_kind not in BUDGET_KINDS:
+            raise OptionError(f"unknown budget kind {self.budget_kind!r}; expected one of: {', '.join(BUDGET_KINDS)}")
+        check_training(**self.kwargs())
+        return self
 
     def with_(self, **changes: Any) -> TrainSettings:
         """A copy with some fields changed."""

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS
+from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
+from bpe_core.options import (
+    MAX_MERGES,
+    MAX_MIN_FREQUENCY,
+    MAX_SPECIAL_LENGTH,
+    MAX_SPECIAL_TOKENS,
+    MAX_VOCAB_SIZE,
+    OPTIONS,
+)
 from ui import state
-from ui.cache import sample_text
+from ui.cache import sample_text, session_trained
 from ui.corpus import (
     DEFAULT_SAMPLE,
     MAX_PASTE_CHARS,
@@ -17,74 +25,36 @@ from ui.corpus import (
     check_paste,
     decode_upload,
 )
-from ui.settings import TrainSettings, parse_special_tokens
+from ui.links import MAX_BUDGET, check_link
+from ui.settings import BUDGET_KINDS, TRAIN_MEMORY_BUDGET, TrainSettings, parse_special_tokens
 from viz.markdown import plain
 
 SOURCES = ("Sample", "Paste", "Upload")
 TEXT_PARAM = "text"
 """URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
-BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
-
-SOURCES_OF: dict[str, dict[str, str]] = {
-    "pretokenizer": {
-        "whitespace_eow": "words split at whitespace, each ending in the end-of-word suffix </w> "
-        "(Sennrich et al. 2016, subword-nmt).",
-        "whitespace": "words split at whitespace, no end-of-word suffix: the spaces are dropped "
-        "(like Hugging Face's WhitespaceSplit).",
-        "trailing_space": "words split at whitespace, each keeping the space after it, tokens like 'the ' "
-        "(a teaching variant: the mirror image of GPT-2's leading space).",
-        "gpt2": "GPT-2's split pattern: words with their leading space, digit runs, punctuation runs "
-        "(Radford et al. 2019, OpenAI encoder.py).",
-        "gpt4": "cl100k_base's split pattern (GPT-3.5/GPT-4): digit runs of at most three, case-insensitive "
-        "contractions (tiktoken).",
-        "none": "no pre-tokenizer: the whole text is one sequence and merges may cross spaces "
-        "(Gage 1994, the original byte-pair compression).",
-    },
-    "unit": {
-        "char": "base symbols are the Unicode characters seen in the corpus (Sennrich et al. 2016, subword-nmt).",
-        "byte": "base symbols are the 256 UTF-8 byte values, so no character is ever unknown (GPT-2's byte-level BPE).",
-    },
-    "end_of_word": {
-        "separate": "</w> is a symbol of its own after each word (Sennrich et al. 2016; subword-nmt 0.1).",
-        "attached": "</w> is glued to each word's last character, 'r</w>' (subword-nmt 0.2 and later; "
-        "Hugging Face's end_of_word_suffix).",
-    },
-    "tie_break": {
-        "first_seen": "the tied pair that occurs first in the corpus wins (Karpathy's minbpe, tiktoken's "
-        "educational trainer).",
-        "alphabetical": "the tied pair that sorts first by its two symbols wins (a fixed, readable rule).",
-        "subword_nmt": "the tied pair that sorts last by its two symbols wins (subword-nmt learn_bpe: max over "
-        "(count, pair)).",
-        "hf_tokenizers": "the tied pair with the smallest symbol ids wins (Hugging Face tokenizers' BpeTrainer).",
-    },
-}
-"""For each setting, each option's one-line help: what it does and where it comes from."""
 
 
-def _options_help(intro: str, field: str) -> str:
-    """A help text: one line of introduction, then one bullet per option (markdown)."""
-    return intro + "\n\n" + "\n".join(f"- **{name}**: {what}" for name, what in SOURCES_OF[field].items())
+def _help(name: str) -> str:
+    return OPTIONS[name].help()
 
 
 HELP = {
-    "pretokenizer": _options_help(
-        "How text is cut into pre-tokens before BPE counts pairs; a merge never crosses a pre-token.",
-        "pretokenizer",
-    ),
-    "unit": _options_help("What the base symbols of the vocabulary are.", "unit"),
-    "end_of_word": _options_help(
-        "How the end-of-word suffix is written (only for the whitespace_eow pre-tokenizer).", "end_of_word"
-    ),
-    "tie_break": _options_help("Which pair wins when several share the top count.", "tie_break"),
-    "budget_kind": "Count the budget in merges (subword-nmt's -s/--symbols), or as the final vocabulary size: "
-    "special tokens + base alphabet + one token per merge (Hugging Face's and SentencePiece's vocab_size).",
-    "budget": "How many merge rules to learn, or the vocabulary size to stop at (chosen just above). "
-    "Sennrich et al. 2016: the number of merges is BPE's only hyper-parameter; GPT-2 used 50,000.",
-    "min_frequency": "Stop when the best pair occurs fewer times than this (subword-nmt's --min-frequency, "
-    "Hugging Face's min_frequency).",
-    "specials": "Comma-separated tokens such as <|endoftext|>: they get the first ids and are cut out of "
-    "the corpus before counting (as Hugging Face and tiktoken treat special tokens).",
+    "pretokenizer": _help("pretokenizer"),
+    "unit": _help("unit"),
+    "end_of_word": _help("end_of_word"),
+    "tie_break": _help("tie_break"),
+    "budget_kind": f"Count the budget in merges ({OPTIONS['num_merges'].source}), or as the final vocabulary "
+    f"size: {OPTIONS['vocab_size'].summary[0].lower()}{OPTIONS['vocab_size'].summary[1:]} "
+    f"({OPTIONS['vocab_size'].source}).",
+    "budget": f"{OPTIONS['num_merges'].summary} ({OPTIONS['num_merges'].source}). Or the vocabulary size to stop "
+    f"at, as chosen just above. At most {MAX_MERGES:,} merges or a vocabulary of {MAX_VOCAB_SIZE:,}; a training "
+    f"that needs more than {TRAIN_MEMORY_BUDGET // 2**20:,} MB of memory stops early and says so.",
+    "min_frequency": _help("min_frequency"),
+    "specials": "Comma-separated. " + _help("special_tokens"),
 }
+"""Help text of each sidebar setting: what it does, its values and where each comes from (from OPTIONS)."""
+MAX_SPECIALS_CHARS = MAX_SPECIAL_TOKENS * (MAX_SPECIAL_LENGTH + 2)
+"""The special-tokens box holds at most this many characters: the most tokens, each the longest, with ", "."""
 
 
 def _current_choice(source: str) -> CorpusChoice:
@@ -123,6 +93,7 @@ def render() -> None:
 
     Pages read what was applied with :func:`applied`.
     """
+    check_link()
     defaults = TrainSettings()
     bind = "query-params"
     with st.sidebar:
@@ -184,7 +155,7 @@ def render() -> None:
             st.number_input(
                 "Merges / vocabulary size",
                 min_value=0,
-                max_value=200_000,
+                max_value=MAX_BUDGET,
                 value=defaults.budget,
                 step=50,
                 key=state.BUDGET,
@@ -194,7 +165,7 @@ def render() -> None:
             st.number_input(
                 "Min frequency",
                 min_value=1,
-                max_value=1_000_000,
+                max_value=MAX_MIN_FREQUENCY,
                 value=defaults.min_frequency,
                 key=state.MIN_FREQUENCY,
                 help=HELP["min_frequency"],
@@ -203,42 +174,73 @@ def render() -> None:
             st.text_input(
                 "Special tokens",
                 key=state.SPECIALS,
+                max_chars=MAX_SPECIALS_CHARS,
                 placeholder="<|endoftext|>, <pad>",
                 help=HELP["specials"],
                 bind=bind,
             )
             submitted = st.form_submit_button("Train", type="primary", width="stretch")
+        submitted = st.session_state.pop(state.APPLY_PENDING, False) or submitted
         first = state.APPLIED_SETTINGS not in st.session_state
+        if submitted:
+            st.session_state.pop(state.LINK_PROBLEMS, None)
         if submitted or first:
-            try:
-                choice = _current_choice(source or "Sample")
-            except CorpusInputError as exc:
-                if not first:
-                    st.error(plain(exc))
-                else:  # a shared link to pasted or uploaded text this session has not seen
-                    digest = st.query_params.get(TEXT_PARAM)
-                    st.info(
-                        f"This link was made from {'pasted' if source == 'Paste' else 'uploaded'} text"
-                        + (f" (SHA-256 {digest}…)" if digest else "")
-                        + " that this browser session does not have. Showing the default sample; "
-                        "give the same text and press Train to reproduce the link."
-                    )
-                    choice = CorpusChoice("sample", DEFAULT_SAMPLE, sample_text(DEFAULT_SAMPLE))
-                    st.session_state[state.APPLIED_CORPUS] = choice
-                    st.session_state[state.APPLIED_SETTINGS] = _current_settings()
-            else:
-                st.session_state[state.APPLIED_CORPUS] = choice
-                st.session_state[state.APPLIED_SETTINGS] = _current_settings()
-                if choice.source == "sample":
-                    st.query_params.pop(TEXT_PARAM, None)
-                else:
-                    st.query_params[TEXT_PARAM] = choice.digest
+            _apply(source or "Sample", first)
         choice = st.session_state.get(state.APPLIED_CORPUS)
         if choice is not None:
             st.caption(
                 f"Applied with Train: **{plain(choice.name)}**, {len(choice.text):,} characters "
                 "(for the Train and Compare pages and Encode's “Trained here”)"
             )
+    for problem in st.session_state.get(state.LINK_PROBLEMS, ()):
+        st.warning(f"This link holds a value that cannot be used: {plain(problem)}")
+    if problem := st.session_state.pop(state.TRAIN_PROBLEM, None):  # said once, on the run of the Train press
+        st.error(plain(problem))
+
+
+def _link_without_text(source: str) -> CorpusChoice:
+    """The default sample, after saying that the link names pasted or uploaded text this session lacks."""
+    digest = st.query_params.get(TEXT_PARAM)
+    st.info(
+        f"This link was made from {'pasted' if source == 'Paste' else 'uploaded'} text"
+        + (f" (SHA-256 {plain(digest[:64])}…)" if digest else "")
+        + " that this browser session does not have. Showing the default sample; "
+        "give the same text and press Train to reproduce the link."
+    )
+    return CorpusChoice("sample", DEFAULT_SAMPLE, sample_text(DEFAULT_SAMPLE))
+
+
+def _apply(source: str, first: bool) -> None:
+    """Check the sidebar's corpus and settings and train on them; store them only if that works.
+
+    A Train that cannot train (an unusable corpus, a setting past its limits,
+    special tokens that cover the whole corpus) says why and keeps the last good
+    training applied, so the other pages go on working with it. On a session's
+    first run (nothing applied yet) the defaults stand in for what cannot be used.
+    """
+    st.session_state.pop(state.TRAIN_PROBLEM, None)
+    try:
+        choice = _current_choice(source)
+    except CorpusInputError as exc:
+        if not first:
+            st.error(plain(exc))
+            return
+        choice = _link_without_text(source)  # a shared link to text this session has not seen
+    try:
+        settings = _current_settings().checked()
+        session_trained(choice, settings)
+    except (BPEError, TypeError) as exc:
+        kept = "the last training stays applied" if not first else "showing the default settings instead"
+        st.session_state[state.TRAIN_PROBLEM] = f"Cannot train on {choice.name}: {exc}. Nothing changed: {kept}."
+        if not first:
+            return
+        settings = TrainSettings()
+    st.session_state[state.APPLIED_CORPUS] = choice
+    st.session_state[state.APPLIED_SETTINGS] = settings
+    if choice.source == "sample":
+        st.query_params.pop(TEXT_PARAM, None)
+    else:
+        st.query_params[TEXT_PARAM] = choice.digest
 
 
 def applied() -> tuple[CorpusChoice, TrainSettings]:

@@ -29,6 +29,10 @@ SPECIALS = "set_specials"
 APPLIED_CORPUS = "applied_corpus"
 APPLIED_SETTINGS = "applied_settings"
 UPLOADED_TEXT = "uploaded_text"
+LINK_PROBLEMS = "link_problems"
+"""Values a shared link gave that could not be used, with why (shown until the next Train)."""
+TRAIN_PROBLEM = "train_problem"
+"""Why the last press of Train could not train (the previous training stays applied); shown once."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,8 @@ ENCODE_FALLBACK = "encode_fallback"
 ENCODE_MEMO = "encode_memo"
 TOKENIZER_UPLOAD = "encode_tokenizer_upload"
 APPLY_SESSION = "encode_apply_session"
+APPLY_PENDING = "apply_pending"
+"""Set when settings were put into the sidebar from elsewhere (a session file): the sidebar applies them."""
 
 
 def download_key(fmt: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from bpe_core import BPEError, OptionError
 from bpe_core.formats import EXPECTED, Session
 from ui import state
 from ui.cache import ExportRow
@@ -28,38 +29,48 @@ def upload_box() -> dict[str, bytes] | None:
     return {u.name: u.getvalue() for u in uploads}
 
 
-def _apply(session: Session, corpus: CorpusChoice) -> None:
-    """Callback: put a session's training settings into the sidebar and apply them to the current corpus."""
+def session_settings(session: Session) -> TrainSettings:
+    """The training settings a session file holds, checked against the limits every way in shares.
+
+    Raises:
+        bpe_core.BPEError: the session holds no settings, or a value past a limit
+            (``num_merges=10**9``, an unknown tie rule, too many special tokens...).
+    """
     c = session.config
     if c is None:
-        return
+        raise OptionError("this session holds a tokenizer without training settings")
     budget = ("vocab_size", c.vocab_size) if c.vocab_size is not None else ("merges", c.num_merges or 0)
-    values = {
-        state.PRETOKENIZER: c.pretokenizer,
-        state.UNIT: c.unit,
-        state.END_OF_WORD: c.end_of_word,
-        state.TIE_BREAK: c.tie_break,
-        state.BUDGET_KIND: budget[0],
-        state.BUDGET: int(budget[1]),
-        state.MIN_FREQUENCY: c.min_frequency,
-        state.SPECIALS: ", ".join(c.special_tokens),
-    }
-    for key, value in values.items():
-        st.session_state[key] = value
-    st.session_state[state.APPLIED_SETTINGS] = TrainSettings(
+    return TrainSettings(
         pretokenizer=c.pretokenizer,
         unit=c.unit,
         end_of_word=c.end_of_word,
         tie_break=c.tie_break,
         budget_kind=budget[0],
-        budget=int(budget[1]),
+        budget=budget[1],
         min_frequency=c.min_frequency,
         special_tokens=tuple(c.special_tokens),
-    )
+    ).checked()
+
+
+def _apply(settings: TrainSettings) -> None:
+    """Callback: put checked training settings into the sidebar and apply them to the current corpus."""
+    values = {
+        state.PRETOKENIZER: settings.pretokenizer,
+        state.UNIT: settings.unit,
+        state.END_OF_WORD: settings.end_of_word,
+        state.TIE_BREAK: settings.tie_break,
+        state.BUDGET_KIND: settings.budget_kind,
+        state.BUDGET: settings.budget,
+        state.MIN_FREQUENCY: settings.min_frequency,
+        state.SPECIALS: ", ".join(settings.special_tokens),
+    }
+    for key, value in values.items():
+        st.session_state[key] = value
+    st.session_state[state.APPLY_PENDING] = True  # the sidebar trains them as if Train was pressed
 
 
 def session_panel(session: Session, corpus: CorpusChoice) -> None:
-    """What a loaded session holds, and a button that trains its settings again."""
+    """What a loaded session holds, and a button that trains its settings again (when they pass the limits)."""
     c = session.config
     if c is None:
         st.caption("This session holds a tokenizer without training settings.")
@@ -73,11 +84,16 @@ def session_panel(session: Session, corpus: CorpusChoice) -> None:
         st.success(f"The sidebar corpus ({plain(corpus.name)}) is the one this session was trained on.")
     else:
         st.warning(f"The sidebar corpus ({plain(corpus.name)}) is not the one this session was trained on.")
+    try:
+        settings = session_settings(session)
+    except (BPEError, TypeError) as exc:
+        st.error(f"This session's settings cannot be used here: {plain(exc)}")
+        return
     st.button(
         "Use these settings in the sidebar and train",
         key=state.APPLY_SESSION,
         on_click=_apply,
-        args=(session, corpus),
+        args=(settings,),
         help="Go to the Train page afterwards to step through the merges again.",
     )
 

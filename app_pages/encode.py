@@ -18,6 +18,7 @@ from ui.cache import (
     uploaded_exports,
     uploaded_tokenizer,
 )
+from ui.corpus import MAX_ENCODE_CHARS
 from viz.encode_views import blocked_frame, fallbacks_frame, piece_label, rule_steps_frame
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
@@ -25,7 +26,7 @@ from viz.tokens import display_of, strings_row, tokens_row
 DEFAULT_TEXT = "Hello, I've been learning BPE! Lowering the newest tokens: unbelievable 🙂"
 TRAINED = "Trained here"
 UPLOADED = "Uploaded file"
-MAX_CHARS = 100_000
+MAX_CHARS = MAX_ENCODE_CHARS
 MAX_DRAWN = 3_000
 MAX_IDS = 5_000
 MAX_SYMBOLS = 300
@@ -59,8 +60,20 @@ except (BPEError, TypeError, OSError) as exc:
     st.stop()
 
 text = st.text_area(
-    "Text to encode", value=DEFAULT_TEXT, key=state.ENCODE_TEXT, max_chars=MAX_CHARS, height=110, bind=BIND
+    "Text to encode",
+    value=DEFAULT_TEXT,
+    key=state.ENCODE_TEXT,
+    max_chars=MAX_CHARS,
+    height=110,
+    bind=BIND,
+    help=f"Up to {MAX_CHARS:,} characters: a longer paste is cut there, because the browser tab slows down past "
+    "that size. To see a whole book tokenized, give it as the sidebar corpus (Upload) and train on it.",
 )
+if len(text) >= MAX_CHARS:
+    st.warning(
+        f"The box holds {MAX_CHARS:,} characters and the text was cut there. To see a whole book tokenized, "
+        "choose Upload in the sidebar, give the .txt file and press Train."
+    )
 c = st.columns(4)
 order = c[0].radio(
     "Merge order",

@@ -119,6 +119,29 @@ def test_shared_link_on_a_fresh_server(browser, app_url):
     context.close()
 
 
+def _wait_merge(pg, condition: str, timeout: int = 30_000) -> int:
+    """Wait until the heading's merge number ``n`` satisfies ``condition`` (JavaScript, e.g. ``n > 3``); return it."""
+    pg.wait_for_function(
+        "() => { const h = [...document.querySelectorAll('h1,h2,h3')].map(e => e.innerText)"
+        ".find(t => /^Merge \\d+ of \\d+/.test(t)); if (!h) return false;"
+        f" const n = parseInt(h.match(/^Merge (\\d+)/)[1]); return {condition}; }}",
+        timeout=timeout,
+    )
+    return _merge_number(pg)
+
+
+def _stays(pg, merge: int, ticks: int = 3) -> bool:
+    """True when the merge number is still ``merge`` after the player had time for ``ticks`` steps (0.5 s each):
+    waits for a change that must not come, instead of sleeping and looking once."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        _wait_merge(pg, f"n !== {merge}", timeout=int(ticks * 500 + 500))
+    except PlaywrightTimeout:
+        return True
+    return False
+
+
 def test_train_page_steps_and_plays(page):
     assert _heading(page).startswith("Merge 1 of 200")
     page.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()
@@ -127,24 +150,23 @@ def test_train_page_steps_and_plays(page):
     assert "“t” + “h”" in _heading(page)
     _shot(page, "train-step-2")
     for _ in range(3):  # Pause must stop where it is: never a step back, never a step more
+        start = _merge_number(page)
         page.get_by_role("button", name="Play").click()
         page.get_by_role("button", name="Pause").wait_for(timeout=20_000)
-        time.sleep(1.3)
-        shown = _merge_number(page)
+        shown = _wait_merge(page, f"n > {start}")  # playing: the player has moved on by itself
         page.get_by_role("button", name="Pause").click()
         page.get_by_role("button", name="Play").wait_for(timeout=20_000)
         stopped = _settled_merge_number(page)
         assert stopped >= shown, "Pause moved the player back"
-        time.sleep(1.5)
-        assert _merge_number(page) == stopped, "the player kept moving after Pause"
+        assert _stays(page, stopped), "the player kept moving after Pause"
     page.get_by_role("button", name="Play").click()
     page.get_by_role("button", name="Pause").wait_for(timeout=20_000)
-    time.sleep(1.2)
+    before = _wait_merge(page, f"n >= {_merge_number(page) + 4}")
     page.get_by_role("button", name="First").click()
-    time.sleep(0.8)
-    assert _merge_number(page) <= 3, "First during play was undone"
+    _wait_merge(page, "n <= 2")
     page.get_by_role("button", name="Pause").click()
     page.get_by_role("button", name="Play").wait_for(timeout=20_000)
+    assert _settled_merge_number(page) < before, "First during play was undone"
     assert page.locator(".js-plotly-plot").count() >= 3
     _shot(page, "train-playing")
 

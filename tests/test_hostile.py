@@ -42,8 +42,10 @@ GB = 2**30
 def run_limited(code: str, *, memory: int = 3 * GB, cpu_seconds: int = 300) -> dict:
     """Run ``code`` in a child Python under an address-space and CPU limit; return the JSON it prints last.
 
-    The child's code may use ``report(**values)``, which adds its peak RSS (MB)
-    and wall time (s) and prints the whole as the last line of JSON.
+    The child's code may use ``report(**values)``, which adds its peak RSS (MB),
+    wall time and CPU time (s) and prints the whole as the last line of JSON.
+    Bounds are put on CPU time: on a shared machine wall time says more about the
+    neighbours than about the code.
     """
     prelude = textwrap.dedent(
         f"""
@@ -53,8 +55,10 @@ def run_limited(code: str, *, memory: int = 3 * GB, cpu_seconds: int = 300) -> d
         sys.path.insert(0, {str(REPO)!r})
         _t0 = time.perf_counter()
         def report(**values):
-            values["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            values["peak_mb"] = usage.ru_maxrss / 1024
             values["seconds"] = time.perf_counter() - _t0
+            values["cpu_seconds"] = usage.ru_utime + usage.ru_stime
             print(json.dumps(values))
         """
     )
@@ -175,7 +179,7 @@ def test_special_matching_is_linear_in_the_text():
         memory=2 * GB,
         cpu_seconds=60,
     )
-    assert result["pieces"] == 1 and result["seconds"] < 20 and result["peak_mb"] < 500
+    assert result["pieces"] == 1 and result["cpu_seconds"] < 15 and result["peak_mb"] < 500
 
 
 def test_special_tokens_in_a_training_corpus_are_matched_in_linear_time():
@@ -189,7 +193,7 @@ def test_special_tokens_in_a_training_corpus_are_matched_in_linear_time():
         memory=2 * GB,
         cpu_seconds=60,
     )
-    assert result["merges"] == 5 and result["seconds"] < 20
+    assert result["merges"] == 5 and result["cpu_seconds"] < 15
 
 
 # ------------------------------------------------------------------ memory budget

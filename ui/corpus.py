@@ -32,7 +32,12 @@ def shares_text(a: str, b: str) -> bool:
 
 MAX_UPLOAD_MB = 5
 """Upload limit in MB; ``.streamlit/config.toml`` enforces the same (``server.maxUploadSize``)."""
-MAX_PASTE_CHARS = 2_000_000
+MAX_PASTE_CHARS = 50_000
+"""The sidebar's "Paste text" box holds at most this many characters: measured in Chromium with
+``python3 -m bench.paste``, a paste this size keeps the tab responsive; longer text (a book) goes to Upload."""
+MAX_ENCODE_CHARS = 20_000
+"""The Encode page's text box holds at most this many characters (measured the same way)."""
+LONGER_TEXT = f"For a longer text, such as a whole book, choose Upload and give a .txt file (up to {MAX_UPLOAD_MB} MB)."
 BINARY_SHARE = 10
 """An upload whose first 64 KB holds more than one NUL (or other control character) in this many
 bytes is refused as binary; fewer are kept as part of the text."""

@@ -20,6 +20,7 @@ from streamlit.errors import StreamlitAPIException
 from bpe_core import BPEError
 from bpe_core.options import MAX_MERGES, MAX_MIN_FREQUENCY, MAX_VOCAB_SIZE, OPTIONS, check_special_tokens, parse_int
 from ui import state
+from ui.corpus import MAX_ENCODE_CHARS
 from ui.settings import BUDGET_KINDS, parse_special_tokens
 
 MAX_BUDGET = max(MAX_MERGES, MAX_VOCAB_SIZE)
@@ -50,7 +51,14 @@ def _check_specials(value: str) -> None:
     check_special_tokens(parse_special_tokens(value))
 
 
-TEXTS: dict[str, Callable[[str], None]] = {state.SPECIALS: _check_specials}
+def _check_encode_text(value: str) -> None:
+    if len(value) > MAX_ENCODE_CHARS:
+        raise BPEError(
+            f"{state.ENCODE_TEXT} holds {len(value):,} characters; the Encode box holds {MAX_ENCODE_CHARS:,}"
+        )
+
+
+TEXTS: dict[str, Callable[[str], None]] = {state.SPECIALS: _check_specials, state.ENCODE_TEXT: _check_encode_text}
 """Text boxes bound to the URL whose value has limits: a check raising ``BPEError``."""
 
 

@@ -17,6 +17,7 @@ from ui import state
 from ui.cache import sample_text, session_trained
 from ui.corpus import (
     DEFAULT_SAMPLE,
+    LONGER_TEXT,
     MAX_PASTE_CHARS,
     MAX_UPLOAD_MB,
     SAMPLES,
@@ -106,7 +107,9 @@ def render() -> None:
                     key=state.PASTE,
                     height=160,
                     max_chars=MAX_PASTE_CHARS,
-                    placeholder="Paste a paragraph, a page or a whole book…",
+                    placeholder=f"Paste a paragraph or a few pages, up to {MAX_PASTE_CHARS:,} characters…",
+                    help=f"The box holds {MAX_PASTE_CHARS:,} characters: a longer paste is cut there, because "
+                    f"the browser tab slows down past that size. {LONGER_TEXT}",
                 )
             elif source == "Upload":
                 st.file_uploader(
@@ -181,6 +184,8 @@ def render() -> None:
             )
             submitted = st.form_submit_button("Train", type="primary", width="stretch")
         submitted = st.session_state.pop(state.APPLY_PENDING, False) or submitted
+        if source == "Paste" and len(st.session_state.get(state.PASTE) or "") >= MAX_PASTE_CHARS:
+            st.warning(f"The paste box holds {MAX_PASTE_CHARS:,} characters and the text was cut there. {LONGER_TEXT}")
         first = state.APPLIED_SETTINGS not in st.session_state
         if submitted:
             st.session_state.pop(state.LINK_PROBLEMS, None)

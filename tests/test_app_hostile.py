@@ -18,9 +18,9 @@ from .test_hostile import run_limited
 
 PAGES = {
     "train": None,
-    "encode": "app_pages/encode.py",
-    "compare": "app_pages/compare.py",
-    "lessons": "app_pages/lessons.py",
+    "encode": "pages/encode.py",
+    "compare": "pages/compare.py",
+    "lessons": "pages/lessons.py",
 }
 HOSTILE_LINK = {
     state.BUDGET: "inf",

@@ -94,8 +94,7 @@ def check_link() -> list[str]:
     Call before drawing any widget bound to the query parameters. Widgets are
     seeded from the URL the run started with, so when a value is taken out the
     script is run again at once (``st.rerun``) from the corrected URL. The
-    messages are kept in the session (``state.LINK_PROBLEMS``) until the next
-    Train, so the page can show them.
+    messages wait in the session (``state.LINK_PROBLEMS``) for that run to show them.
     """
     found = []
     for key in list(st.query_params):

@@ -26,7 +26,7 @@ from ui.corpus import (
     check_paste,
     decode_upload,
 )
-from ui.links import MAX_BUDGET, check_link
+from ui.links import MAX_BUDGET
 from ui.settings import BUDGET_KINDS, TRAIN_MEMORY_BUDGET, TrainSettings, parse_special_tokens
 from viz.markdown import plain
 
@@ -94,7 +94,6 @@ def render() -> None:
 
     Pages read what was applied with :func:`applied`.
     """
-    check_link()
     defaults = TrainSettings()
     bind = "query-params"
     with st.sidebar:
@@ -110,6 +109,7 @@ def render() -> None:
                     placeholder=f"Paste a paragraph or a few pages, up to {MAX_PASTE_CHARS:,} characters…",
                     help=f"The box holds {MAX_PASTE_CHARS:,} characters: a longer paste is cut there, because "
                     f"the browser tab slows down past that size. {LONGER_TEXT}",
+                    persist_state="session",  # kept while a page without this sidebar (Lessons) is open
                 )
             elif source == "Upload":
                 st.file_uploader(
@@ -187,8 +187,6 @@ def render() -> None:
         if source == "Paste" and len(st.session_state.get(state.PASTE) or "") >= MAX_PASTE_CHARS:
             st.warning(f"The paste box holds {MAX_PASTE_CHARS:,} characters and the text was cut there. {LONGER_TEXT}")
         first = state.APPLIED_SETTINGS not in st.session_state
-        if submitted:
-            st.session_state.pop(state.LINK_PROBLEMS, None)
         if submitted or first:
             _apply(source or "Sample", first)
         choice = st.session_state.get(state.APPLIED_CORPUS)
@@ -197,8 +195,6 @@ def render() -> None:
                 f"Applied with Train: **{plain(choice.name)}**, {len(choice.text):,} characters "
                 "(for the Train and Compare pages and Encode's “Trained here”)"
             )
-    for problem in st.session_state.get(state.LINK_PROBLEMS, ()):
-        st.warning(f"This link holds a value that cannot be used: {plain(problem)}")
     if problem := st.session_state.pop(state.TRAIN_PROBLEM, None):  # said once, on the run of the Train press
         st.error(plain(problem))
 

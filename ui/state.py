@@ -30,7 +30,7 @@ APPLIED_CORPUS = "applied_corpus"
 APPLIED_SETTINGS = "applied_settings"
 UPLOADED_TEXT = "uploaded_text"
 LINK_PROBLEMS = "link_problems"
-"""Values a shared link gave that could not be used, with why (shown until the next Train)."""
+"""Values a shared link gave that could not be used, with why (shown once, by ``ui.layout.setup_page``)."""
 TRAIN_PROBLEM = "train_problem"
 """Why the last press of Train could not train (the previous training stays applied); shown once."""
 

@@ -8,6 +8,8 @@ from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEE
 from ui import sidebar, state
 from ui.cache import held_out_counts, sample_text, trained
 from ui.corpus import SAMPLES, shares_text
+from ui.layout import setup_page
+from ui.links import CMP_MAX_MERGES
 from ui.settings import TrainSettings
 from viz.compare import (
     METRICS,
@@ -44,13 +46,14 @@ MAX_DRAWN = 500
 MAX_UNIQUE = 30
 BIND = "query-params"
 
+setup_page("Compare")
 st.title("Compare: what changes what BPE learns")
 corpus, base = sidebar.applied()
 st.caption(f"All runs train on **{plain(corpus.name)}** ({len(corpus.text):,} characters), chosen in the sidebar.")
 
 top = st.columns([1, 1, 2])
 count = top[0].segmented_control("Runs", [2, 3, 4], default=2, key=state.CMP_COUNT, bind=BIND) or 2
-budget = top[1].number_input("Merges", 1, 20_000, 200, step=50, key=state.CMP_BUDGET, bind=BIND)
+budget = top[1].number_input("Merges", 1, CMP_MAX_MERGES, 200, step=50, key=state.CMP_BUDGET, bind=BIND)
 test_text = top[2].text_input(
     "Test text", "The quick brown fox doesn't jump; unbelievable!", key=state.CMP_TEXT, bind=BIND
 )

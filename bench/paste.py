@@ -12,9 +12,9 @@ encode") pastes N characters of English prose the way a browser pastes: one
   drawn the result (the Encode page's token count, or the sidebar's "Applied
   with Train" caption naming the new text).
 
-The boxes' caps, ``MAX_PASTE_CHARS`` and
-``ui/corpus.py`` (``MAX_ENCODE_CHARS``) are chosen from these numbers; text
-larger than a cap goes to Upload, and the boxes say so.
+The caps ``MAX_PASTE_CHARS`` and ``MAX_ENCODE_CHARS`` in ``ui/corpus.py``
+are chosen from these numbers; text larger than a cap goes to Upload, and the
+boxes say so.
 """
 
 from __future__ import annotations

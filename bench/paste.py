@@ -19,6 +19,7 @@ boxes say so.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -92,11 +93,33 @@ def measure(sizes: tuple[int, ...] = SIZES) -> list[tuple[str, int, int, float, 
     return rows
 
 
+def report(rows: list[tuple[str, int, int, float, float]], title: str) -> str:
+    """The measurements as a markdown section, with the machine's load (a busy machine inflates every figure)."""
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines = [
+        f"## {title}",
+        "",
+        f"`python3 -m bench.paste` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, Chromium "
+        f"{CHROMIUM}, load average {load} (1/5/15 min) at the end: on a shared 2-core machine, so read the "
+        "figures by how they grow with the size more than by their absolute value.",
+        "",
+        "| box | characters pasted | characters held | paste until the tab answers (s) | apply until drawn (s) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    lines += [f"| {box} | {n:,} | {held:,} | {pasted:.2f} | {applied:.2f} |" for box, n, held, pasted, applied in rows]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> None:
-    sizes = tuple(int(a) for a in argv) or SIZES
-    print(f"{'box':<8} {'pasted':>10} {'held':>10} {'paste s':>8} {'apply s':>8}")
-    for box, n, held, pasted, applied in measure(sizes):
-        print(f"{box:<8} {n:>10,} {held:>10,} {pasted:>8.2f} {applied:>8.2f}", flush=True)
+    """``python3 -m bench.paste [--out FILE] [--title TEXT] [N ...]``: print (and append to FILE) the table."""
+    out = argv[argv.index("--out") + 1] if "--out" in argv else None
+    title = argv[argv.index("--title") + 1] if "--title" in argv else "Paste into the text boxes"
+    sizes = tuple(int(a) for a in argv if a.isdigit()) or SIZES
+    text = report(measure(sizes), title)
+    print(text)
+    if out:
+        with open(out, "a", encoding="utf-8") as fh:
+            fh.write("\n" + text)
 
 
 if __name__ == "__main__":

@@ -68,8 +68,7 @@ text = st.text_area(
     max_chars=MAX_CHARS,
     height=110,
     bind=BIND,
-    help=f"Up to {MAX_CHARS:,} characters: a longer paste is cut there, because the browser tab slows down past "
-    "that size. To see a whole book tokenized, give it as the sidebar corpus (Upload) and train on it.",
+    placeholder=f"Type or paste up to {MAX_CHARS:,} characters",
 )
 if len(text) >= MAX_CHARS:
     st.warning(

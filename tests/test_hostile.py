@@ -56,7 +56,8 @@ def run_limited(code: str, *, memory: int = 3 * GB, cpu_seconds: int = 300) -> d
         _t0 = time.perf_counter()
         def report(**values):
             usage = resource.getrusage(resource.RUSAGE_SELF)
-            values["peak_mb"] = usage.ru_maxrss / 1024
+            with open("/proc/self/status") as fh:  # VmHWM: this image's peak (ru_maxrss keeps the forked parent's)
+                values["peak_mb"] = next(int(x.split()[1]) for x in fh if x.startswith("VmHWM")) / 1024
             values["seconds"] = time.perf_counter() - _t0
             values["cpu_seconds"] = usage.ru_utime + usage.ru_stime
             print(json.dumps(values))

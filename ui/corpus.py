@@ -32,7 +32,7 @@ def shares_text(a: str, b: str) -> bool:
 
 MAX_UPLOAD_MB = 5
 """Upload limit in MB; ``.streamlit/config.toml`` enforces the same (``server.maxUploadSize``)."""
-MAX_PASTE_CHARS = 50_000
+MAX_PASTE_CHARS = 20_000
 """The sidebar's "Paste text" box holds at most this many characters: measured in Chromium with
 ``python3 -m bench.paste``, a paste this size keeps the tab responsive; longer text (a book) goes to Upload."""
 MAX_ENCODE_CHARS = 20_000

@@ -107,9 +107,11 @@ def render() -> None:
                     height=160,
                     max_chars=MAX_PASTE_CHARS,
                     placeholder=f"Paste a paragraph or a few pages, up to {MAX_PASTE_CHARS:,} characters…",
-                    help=f"The box holds {MAX_PASTE_CHARS:,} characters: a longer paste is cut there, because "
-                    f"the browser tab slows down past that size. {LONGER_TEXT}",
                     persist_state="session",  # kept while a page without this sidebar (Lessons) is open
+                )
+                st.caption(
+                    f"The box holds {MAX_PASTE_CHARS:,} characters (a longer paste is cut there: past that size "
+                    f"the browser tab stalls). {LONGER_TEXT}"
                 )
             elif source == "Upload":
                 st.file_uploader(

@@ -29,6 +29,8 @@ pages = [
     st.Page("app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train", default=True),
     st.Page("app_pages/encode.py", title="Encode", icon=":material/text_fields:", url_path="encode"),
     st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("app_pages/provenance.py", title="Token trees", icon=":material/account_tree:", url_path="provenance"),
+    st.Page("app_pages/check.py", title="Check an example", icon=":material/fact_check:", url_path="check"),
     st.Page("app_pages/lessons.py", title="Lessons", icon=":material/school:", url_path="lessons"),
 ]
 navigation = st.navigation(pages, position="top")

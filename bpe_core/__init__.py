@@ -10,7 +10,16 @@ worked example against what BPE really does (:mod:`bpe_core.checking`).
 """
 
 from .byte_level import bytes_to_unicode, unicode_to_bytes
-from .checking import CheckSettings, ClaimError, EncodingCheck, MergeCheck, check_encoding, check_merges, find_settings
+from .checking import (
+    CheckSettings,
+    ClaimError,
+    ClaimStep,
+    EncodingCheck,
+    MergeCheck,
+    check_encoding,
+    check_merges,
+    find_settings,
+)
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
 from .pretokenize import PRETOKENIZERS, pretokenize
@@ -38,6 +47,7 @@ __all__ = [
     "BudgetError",
     "CheckSettings",
     "ClaimError",
+    "ClaimStep",
     "CorpusPlace",
     "END_OF_WORD",
     "EmptyCorpusError",

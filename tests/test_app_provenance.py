@@ -11,9 +11,9 @@ from ui import state
 
 from .test_app import APP, captions, opened_link, seen, subheaders
 
-TREES = "app_pages/provenance.py"
-CHECK = "app_pages/check.py"
-ENCODE = "app_pages/encode.py"
+TREES = "pages/provenance.py"
+CHECK = "pages/check.py"
+ENCODE = "pages/encode.py"
 
 
 def page(path: str) -> AppTest:

@@ -15,7 +15,7 @@ from viz.markdown import plain
 from viz.provenance import places_frame, tree_figure, tree_merges_frame, tree_summary
 from viz.tokens import display_of
 
-TRAIN_PAGE = "app_pages/train.py"
+TRAIN_PAGE = "app.py"
 """The Train page's script, for ``st.switch_page``."""
 MAX_PICKS = 60
 """How many distinct tokens the Encode page's picker offers."""

@@ -18,6 +18,7 @@ from ui.checking import (
     read_claim,
     read_corpus,
 )
+from ui.layout import setup_page
 from ui.provenance import follow_train_link
 from viz.checking import (
     encoding_frame,
@@ -32,6 +33,7 @@ from viz.markdown import plain
 
 BIND = "query-params"
 
+setup_page("Check an example")
 st.title("Check a worked example")
 st.caption(
     "Paste a textbook's corpus and the merges it prints. The checker trains BPE on that corpus and says "

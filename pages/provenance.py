@@ -8,6 +8,7 @@ from bpe_core import BPEError, TokenIdError
 from bpe_core.provenance import find_tokens, merge_rules
 from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained
+from ui.layout import setup_page
 from ui.provenance import follow_train_link, tree_view
 from viz.markdown import left_out, plain
 from viz.provenance import tokens_frame
@@ -34,6 +35,7 @@ def pick_row() -> None:
         st.query_params[TOKEN_PARAM] = str(ids[rows[0]])
 
 
+setup_page("Token trees")
 st.title("Token trees: where does a token come from?")
 st.caption(
     "Every token that is not a base symbol was made by one merge joining two older tokens. Pick a token "

@@ -19,6 +19,7 @@ from ui.checking import (
     read_corpus,
 )
 from ui.layout import setup_page
+from ui.links import CHECK_MAX_MIN_FREQUENCY
 from ui.provenance import follow_train_link
 from viz.checking import (
     encoding_frame,
@@ -57,7 +58,7 @@ claim_box = right.text_area(
 c = st.columns(3)
 pre_label = c[0].selectbox("Pre-tokenizer", list(PRETOKENIZER_LABELS), key=state.CHECK_PRETOKENIZER, bind=BIND)
 tie = c[1].selectbox("Tie rule", list(TIE_BREAKS), key=state.CHECK_TIE_BREAK, bind=BIND)
-min_freq = c[2].number_input("Min frequency", 1, 1_000_000, 2, key=state.CHECK_MIN_FREQUENCY, bind=BIND)
+min_freq = c[2].number_input("Min frequency", 1, CHECK_MAX_MIN_FREQUENCY, 2, key=state.CHECK_MIN_FREQUENCY, bind=BIND)
 try:
     example = read_corpus(box, kind)
     claim = read_claim(claim_box)

@@ -21,6 +21,8 @@ PAGES = {
     "encode": "pages/encode.py",
     "compare": "pages/compare.py",
     "lessons": "pages/lessons.py",
+    "provenance": "pages/provenance.py",
+    "check": "pages/check.py",
 }
 HOSTILE_LINK = {
     state.BUDGET: "inf",
@@ -29,6 +31,7 @@ HOSTILE_LINK = {
     state.SPECIALS: "x" * 3000,
     state.UNIT: "word",
     "lesson1_merges": "1e400",
+    state.CHECK_MIN_FREQUENCY: "inf",
 }
 """One value of each kind no widget can hold: infinities, a number of 400 digits, a special token of 3,000
 characters, an unknown choice."""
@@ -55,6 +58,7 @@ def test_hostile_link_values_are_ignored_with_a_message(page):
     assert "set_min_frequency must be a whole number" in said and "'1e400'" in said
     assert "a special token may have at most 100 characters" in said
     assert "set_unit must be one of: char, byte; got 'word'" in said
+    assert "check_min_frequency must be a whole number from 1 to 1,000,000, got 'inf'" in said
     if page != "lessons":  # Lessons has no training sidebar
         assert at.session_state[state.APPLIED_SETTINGS] == TrainSettings()  # every ignored value: its default
     for key in HOSTILE_LINK:

@@ -28,10 +28,14 @@ MAX_BUDGET = max(MAX_MERGES, MAX_VOCAB_SIZE)
 CMP_MAX_MERGES = 20_000
 """The Compare page trains up to four runs at once: each gets at most this many merges."""
 
+CHECK_MAX_MIN_FREQUENCY = 1_000_000
+"""The Check page's minimum-frequency box (its corpora are a few lines long)."""
+
 NUMBERS: dict[str, tuple[int, int]] = {
     state.BUDGET: (0, MAX_BUDGET),
     state.MIN_FREQUENCY: (1, MAX_MIN_FREQUENCY),
     state.CMP_BUDGET: (1, CMP_MAX_MERGES),
+    state.CHECK_MIN_FREQUENCY: (1, CHECK_MAX_MIN_FREQUENCY),
 }
 """Number boxes bound to the URL: their allowed range."""
 _OTHER_NUMBERS = re.compile(r"lesson\d+_merges$")

@@ -221,45 +221,6 @@ def test_compare_page_with_two_runs(page):
     _shot(page, "compare")
 
 
-def test_pasting_a_book_is_cut_at_the_paste_cap(page):
-    """A paste larger than the box's cap is cut there by the browser, and the app says to use Upload."""
-    from ui.corpus import MAX_ENCODE_CHARS, MAX_PASTE_CHARS
-
-    _heading(page)
-    book = (REPO / "sample_corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8")[: MAX_PASTE_CHARS + 30_000]
-    page.get_by_text("Paste", exact=True).first.click()
-    box = page.get_by_label("Paste text")
-    box.wait_for(timeout=60_000)
-    box.click()
-    page.keyboard.insert_text(book)  # one input event holding the whole text, as a paste is
-    page.wait_for_function(
-        "n => document.querySelector(\"textarea[aria-label='Paste text']\").value.length === n",
-        arg=MAX_PASTE_CHARS,
-        timeout=60_000,
-    )
-    box.press("Control+Enter")
-    page.get_by_text(f"pasted text, {MAX_PASTE_CHARS:,} characters").wait_for(timeout=120_000)
-    page.get_by_text(f"The paste box holds {MAX_PASTE_CHARS:,} characters and the text was cut there").wait_for()
-    page.get_by_text("choose Upload and give a .txt file").first.wait_for()
-    page.get_by_role("link", name="Encode").click()
-    box = page.get_by_label("Text to encode")
-    box.wait_for(timeout=60_000)
-    box.click()
-    box.press("Control+A")
-    page.keyboard.insert_text(book[: MAX_ENCODE_CHARS + 5_000])
-    page.wait_for_function(
-        "n => document.querySelector(\"textarea[aria-label='Text to encode']\").value.length === n",
-        arg=MAX_ENCODE_CHARS,
-        timeout=60_000,
-    )
-    box.press("Control+Enter")
-    page.get_by_text(f"The box holds {MAX_ENCODE_CHARS:,} characters and the text was cut there").wait_for(
-        timeout=120_000
-    )
-    page.get_by_text(f"{MAX_ENCODE_CHARS:,}", exact=True).first.wait_for()
-    _shot(page, "paste-cap")
-
-
 def _upload(page, tmp_path: Path, name: str, data: bytes) -> None:
     path = tmp_path / name
     path.write_bytes(data)

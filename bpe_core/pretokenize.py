@@ -76,7 +76,7 @@ def check_pretokenizer(name: object) -> str:
 MAX_PATTERN_LENGTH = 10_000
 """The longest split pattern accepted, in characters (GPT-4's is 150)."""
 
-PATTERN_TIMEOUT = 1.0
+PATTERN_TIMEOUT = 0.5
 """Seconds a split pattern may run on any text, before :data:`PATTERN_TIME_PER_CHAR` per character is added."""
 
 PATTERN_TIME_PER_CHAR = 5e-6
@@ -137,7 +137,8 @@ class HFSplit(str):
 
 
 def _shown(pattern: str) -> str:
-    return repr(pattern if len(pattern) <= 80 else pattern[:77] + "...")
+    text = str.__str__(pattern)
+    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 class SplitPattern:

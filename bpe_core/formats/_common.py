@@ -282,8 +282,9 @@ def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source:
     if top >= limit:
         token = name_of(top)
         shown = token if len(token) <= 40 else token[:40] + "..."
+        number = f"{top:,}" if top < 10**15 else f"a number of {len(str(top)):,} digits"
         raise FormatError(
-            f"{source}: token {shown!r} has id {top:,}, but the file holds only {count:,} tokens; ids may leave "
+            f"{source}: token {shown!r} has id {number}, but the file holds only {count:,} tokens; ids may leave "
             f"gaps but must stay below {limit:,} (twice the token count plus {MAX_ID_GAPS:,}), because a vocabulary "
             "keeps one entry for every id up to the largest"
         )

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 
 from ..encoder import Tokenizer
 from ..errors import MergeTableError
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, HFSplit
 from ..symbols import SymbolTable, missing_bytes_error
 from ._common import (
     ExportError,
@@ -217,7 +217,10 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
                     if long:
                         break
         if len(cuts) > 1:
-            cuts = _surviving_cut(token, r, cuts, get, length_set)
+            if n <= 32:
+                cuts = _surviving_cut_short(token, r, cuts, get)
+            else:
+                cuts = _surviving_cut(token, r, cuts, get, length_set)
         if len(cuts) == 1:
             i = cuts[0]
             append((ranks[token[:i]], ranks[token[i:]], r))
@@ -234,6 +237,32 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
         a, b = min(lower, key=max)
         append((a, b, r))
     return out
+
+
+def _surviving_cut_short(token: bytes, limit: int, cuts: list[int], get) -> list[int]:  # noqa: ANN001
+    """:func:`_surviving_cut` for a short token, with plain lists (faster than a heap below ~32 bytes)."""
+    parts = [token[i : i + 1] for i in range(len(token))]
+    starts = list(range(len(token)))
+    live = set(cuts)
+    pr = []
+    for i in range(len(parts) - 1):
+        x = get(parts[i] + parts[i + 1], limit)
+        pr.append(x if x < limit else limit)
+    while len(live) > 1:
+        m = min(pr)
+        if m >= limit:
+            break
+        i = pr.index(m)
+        live.discard(starts[i + 1])
+        parts[i] += parts[i + 1]
+        del parts[i + 1], pr[i], starts[i + 1]
+        if i > 0:
+            x = get(parts[i - 1] + parts[i], limit)
+            pr[i - 1] = x if x < limit else limit
+        if i < len(parts) - 1:
+            x = get(parts[i] + parts[i + 1], limit)
+            pr[i] = x if x < limit else limit
+    return sorted(live)
 
 
 def _surviving_cut(token: bytes, limit: int, cuts: list[int], get, length_set: set[int]) -> list[int]:  # noqa: ANN001
@@ -403,6 +432,12 @@ def check_exportable(tok: Tokenizer) -> None:
         raise ExportError(
             f"tiktoken keeps the matches of one regex; the {tok.pretokenizer} pre-tokenizer is not a regex's matches; "
             "save tokenizer.json or a session file instead"
+        )
+    if isinstance(tok.pattern, HFSplit):
+        raise ExportError(
+            f"tiktoken keeps the matches of one regex; this tokenizer splits as Hugging Face's Split with behavior "
+            f"{tok.pattern.behavior}{' and invert' if tok.pattern.invert else ''}, which keeps other pieces; "
+            "save tokenizer.json instead"
         )
     data = tok.table.data
     last = -1

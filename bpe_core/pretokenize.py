@@ -38,6 +38,7 @@ from functools import lru_cache
 import regex
 
 from .errors import OptionError, PatternError
+from .text import check_text
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 """GPT-2's split pattern, verbatim from OpenAI GPT-2 ``src/encoder.py``."""
@@ -341,8 +342,13 @@ def split_special(text: str, special_tokens: Iterable[str]) -> list[tuple[str, b
 
     Returns:
         ``(piece, is_special)`` pairs in text order; empty text pieces are dropped.
-        Joining the pieces gives back ``text``.
+        Joining the pieces gives back ``text`` (a surrogate pair written as two
+        code points joined into its character, see :func:`bpe_core.text.check_text`).
+
+    Raises:
+        SurrogateError: ``text`` holds a lone surrogate (its position is named).
     """
+    text = check_text(text)  # every way text enters the engine (train, encode) passes here
     splitter = special_splitter(special_tokens)
     if splitter is None:
         return [(text, False)] if text else []

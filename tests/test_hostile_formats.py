@@ -102,7 +102,7 @@ def test_a_74_byte_tokenizer_json_with_id_10_8_is_refused_in_small_memory():
         data = b'{"model":{"type":"BPE","vocab":{"a":0,"b":100000000},"merges":[]}}'
         expect_error(lambda: load_bytes(data, "tokenizer.json"))
         """,
-        memory_mib=600,
+        memory_mib=1024,
     )
     assert out["error"] == "FormatError"
     assert "token 'b' has id 100,000,000, but the file holds only 2 tokens" in out["message"]
@@ -237,7 +237,7 @@ def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path):
         data = Path({str(bomb)!r}).read_bytes()
         expect_error(lambda: load_bytes(data, "bomb.zip"))
         """,
-        memory_mib=600,
+        memory_mib=1024,
     )
     assert out["error"] == "FormatError" and "bomb.zip: the zip expands to more than" in out["message"]
     assert out["cpu"] < 3 and out["rss_mib"] < 150
@@ -427,3 +427,33 @@ def test_hostile_uploads_show_a_message_on_the_encode_page():
     assert not at.exception
     message = seen(at.error[0].value)
     assert message.startswith("Cannot encode this text: the split pattern '(a|a)+$' ran for more than")
+
+
+# ---------------------------------------------------------------- item 12: lone surrogates, one policy
+
+
+@pytest.mark.parametrize("unit", ["char", "byte"])
+def test_lone_surrogates_are_refused_with_their_position_in_every_unit(unit):
+    from bpe_core import train
+    from bpe_core.errors import SurrogateError
+
+    with pytest.raises(SurrogateError, match=r"lone surrogate U\+DC4D at position 3 "):
+        train("ab \udc4d ab", num_merges=2, unit=unit)
+    with pytest.raises(SurrogateError, match=r"lone surrogate U\+D83D at position 1 "):
+        train({"x": 2, "y\ud83d": 1}, num_merges=2, unit=unit)
+    tok = train("ab ab a😀", num_merges=2, unit=unit).tokenizer
+    with pytest.raises(SurrogateError, match=r"lone surrogate U\+D83D at position 4 "):
+        tok.encode("ab a\ud83d")
+    with pytest.raises(SurrogateError, match=r"at position 1,000 "):
+        tok.encode("a" * 1000 + "\ud800")
+
+
+@pytest.mark.parametrize("unit", ["char", "byte"])
+def test_a_surrogate_pair_written_as_two_code_points_is_its_character(unit):
+    from bpe_core import train
+
+    tok = train("ab ab a😀 😀", num_merges=3, unit=unit).tokenizer
+    assert tok.encode("a\ud83d\ude00") == tok.encode("a😀")
+    assert (
+        train("x\ud83d\ude00 x😀", num_merges=1, unit=unit).merges == train("x😀 x😀", num_merges=1, unit=unit).merges
+    )

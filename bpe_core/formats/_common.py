@@ -406,6 +406,8 @@ def tokenizer_from_vocab(
                 drop.add(top)
             elif fallback == "bytes" and trailing_bytes:
                 drop.update(range(top - 255, top + 1))
+            elif fallback == "unk" and unk in formed:
+                pass  # a learned "<unk>" (WikiText's literal text) is also the unknown token, as in Hugging Face
             elif fallback in ("unk", "bytes") and (unk in vocab if fallback == "unk" else byte_tokens[0] in vocab):
                 raise FormatError(
                     f"{source}: the {fallback!r} fallback tokens must have the highest ids ({unk!r}, or "
@@ -507,6 +509,25 @@ def whitespace_in_merges(tok: Tokenizer, fmt: str) -> None:
                 f"{fmt} writes one merge per line as two symbols separated by a space, but merge {k} "
                 f"({a!r}, {b!r}) holds whitespace; use tokenizer.json (merges as pairs) or a session file"
             )
+
+
+def suffix_with_byte_fallback(tok: Tokenizer, fmt: str) -> None:
+    """Refuse an attached ``</w>`` with the ``bytes`` fallback for formats Hugging Face's BPE model reads.
+
+    Hugging Face byte-falls back on the whole unknown symbol ``"ā</w>"``, so a
+    word ending in an unknown character gets the bytes of ``</w>`` too (4 more
+    ids, decoded as the literal text ``</w>``); bpe_core spells only the
+    character's bytes.
+
+    Raises:
+        ExportError: ``tok`` is char-unit with the attached marker and the ``bytes`` fallback.
+    """
+    if tok.unit == "char" and tok.end_of_word == "attached" and tok.fallback == "bytes":
+        raise ExportError(
+            f"{fmt} is read by Hugging Face's BPE model, which byte-falls back on a whole unknown word end such as "
+            "'ā</w>': it adds the 4 bytes of '</w>' (<0x3C> <0x2F> <0x77> <0x3E>) after the character's bytes, where "
+            "this tokenizer spells the character alone; use the unk fallback, or save a session file"
+        )
 
 
 def describe_settings(tok: Tokenizer) -> str:

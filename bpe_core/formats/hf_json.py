@@ -54,6 +54,7 @@ from ._common import (
     field,
     parse_json,
     pretokenizer_for_pattern,
+    suffix_with_byte_fallback,
     tokenizer_from_vocab,
     unique_vocab,
 )
@@ -172,6 +173,7 @@ def check_exportable(tok: Tokenizer) -> None:
             "(end_of_word_suffix); it cannot hold </w> as a separate symbol. Train with end_of_word='attached', "
             "or save a session file or subword-nmt codes (version 0.1) instead"
         )
+    suffix_with_byte_fallback(tok, "tokenizer.json")
 
 
 def to_hf_json(tok: Tokenizer) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from .errors import BPEError, EmptyCorpusError, ResourceLimitError
 from .pretokenize import pretokenize, split_special
+from .text import check_text
 
 Corpus = str | Mapping[str, int]
 """What :func:`bpe_core.train` accepts: raw text, or ``{word: frequency}``."""
@@ -38,6 +39,7 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
         BPEError: a mapping count is below 1.
         ResourceLimitError: a mapping count above :data:`MAX_WORD_FREQUENCY`, or
             counts whose total (frequency x length) passes :data:`MAX_TOTAL_SYMBOLS`.
+        SurrogateError: the text or a word holds a lone surrogate (see :func:`bpe_core.text.check_text`).
         EmptyCorpusError: no pre-token remains (empty text, only whitespace,
             only special tokens, or an empty mapping).
     """
@@ -63,6 +65,7 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
                     f"the frequency of {word[:40]!r} is {_size(freq)}; at most {MAX_WORD_FREQUENCY:,} "
                     "(2**48) is allowed, so that pair counts fit in 64 bits"
                 )
+            word = check_text(word)
             if word:
                 result[word] = result.get(word, 0) + freq
         if sum(len(w) * f for w, f in result.items()) > MAX_TOTAL_SYMBOLS:

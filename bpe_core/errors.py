@@ -38,3 +38,14 @@ class SpecialTokenError(BPEError):
 
 class ResourceLimitError(BPEError):
     """An input whose processing would pass a size limit (nesting depth, digits, memory); the message says which."""
+
+
+class PatternError(BPEError):
+    """A split pattern cannot be used: it is too long, or matching it ran past its time limit
+    (catastrophic backtracking, e.g. ``(a|a)+$``). The message names the pattern."""
+
+
+class SurrogateError(BPEError):
+    """Text holds a lone surrogate code point (U+D800..U+DFFF without its pair), which is not Unicode text.
+
+    The message gives the position (in code points) of the first one."""

@@ -71,11 +71,11 @@ text = st.text_area(
     bind=BIND,
     placeholder=f"Type or paste up to {MAX_CHARS:,} characters",
 )
+BOOK = "To see a whole book tokenized, choose Upload in the sidebar, give the .txt file and press Train."
 if len(text) >= MAX_CHARS:
-    st.warning(
-        f"The box holds {MAX_CHARS:,} characters and the text was cut there. To see a whole book tokenized, "
-        "choose Upload in the sidebar, give the .txt file and press Train."
-    )
+    st.warning(f"The box is full ({MAX_CHARS:,} characters). {BOOK}")
+else:
+    st.caption(f"Up to {MAX_CHARS:,} characters; a longer paste does not go in (the browser tab would stall). {BOOK}")
 c = st.columns(4)
 order = c[0].radio(
     "Merge order",

@@ -33,10 +33,11 @@ def shares_text(a: str, b: str) -> bool:
 MAX_UPLOAD_MB = 5
 """Upload limit in MB; ``.streamlit/config.toml`` enforces the same (``server.maxUploadSize``)."""
 MAX_PASTE_CHARS = 20_000
-"""The sidebar's "Paste text" box holds at most this many characters: measured in Chromium with
-``python3 -m bench.paste``, a paste this size keeps the tab responsive; longer text (a book) goes to Upload."""
+"""The sidebar's "Paste text" box takes at most this many characters (Streamlit's ``max_chars``: a longer
+paste does not go in at all). Measured in Chromium with ``python3 -m bench.paste``: a paste this size keeps the
+tab responsive, while 100,000 characters froze it for 38 s. Longer text (a book) goes to Upload."""
 MAX_ENCODE_CHARS = 20_000
-"""The Encode page's text box holds at most this many characters (measured the same way)."""
+"""The Encode page's text box takes at most this many characters (measured the same way; 100,000 took 28 s)."""
 LONGER_TEXT = f"For a longer text, such as a whole book, choose Upload and give a .txt file (up to {MAX_UPLOAD_MB} MB)."
 BINARY_SHARE = 10
 """An upload whose first 64 KB holds more than one NUL (or other control character) in this many

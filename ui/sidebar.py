@@ -110,8 +110,8 @@ def render() -> None:
                     persist_state="session",  # kept while a page without this sidebar (Lessons) is open
                 )
                 st.caption(
-                    f"The box holds {MAX_PASTE_CHARS:,} characters (a longer paste is cut there: past that size "
-                    f"the browser tab stalls). {LONGER_TEXT}"
+                    f"The box takes up to {MAX_PASTE_CHARS:,} characters; a longer paste does not go in (past that "
+                    f"size the browser tab stalls). {LONGER_TEXT}"
                 )
             elif source == "Upload":
                 st.file_uploader(
@@ -187,7 +187,7 @@ def render() -> None:
             submitted = st.form_submit_button("Train", type="primary", width="stretch")
         submitted = st.session_state.pop(state.APPLY_PENDING, False) or submitted
         if source == "Paste" and len(st.session_state.get(state.PASTE) or "") >= MAX_PASTE_CHARS:
-            st.warning(f"The paste box holds {MAX_PASTE_CHARS:,} characters and the text was cut there. {LONGER_TEXT}")
+            st.warning(f"The paste box is full ({MAX_PASTE_CHARS:,} characters). {LONGER_TEXT}")
         first = state.APPLIED_SETTINGS not in st.session_state
         if submitted or first:
             _apply(source or "Sample", first)

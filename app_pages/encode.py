@@ -14,6 +14,7 @@ from ui.cache import (
     ready_tokenizer,
     session_encoded,
     session_trained,
+    start_preload,
     trained_exports,
     uploaded_exports,
     uploaded_tokenizer,
@@ -33,6 +34,7 @@ BIND = "query-params"
 
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
+start_preload(tuple(READY))  # o200k_base too, in the background, once per process
 choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)
 files = None
 try:

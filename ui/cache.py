@@ -65,22 +65,27 @@ def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.T
     return result
 
 
-READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base"}
+READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
 """The real tokenizers shipped in reference_tokenizers/, by the label the Encode page shows."""
+
+AT_START = ("GPT-2", "cl100k_base")
+"""Parsed in the background as the app starts (about a second, 100 MB). o200k_base (2.4 s, a further 120 MB)
+waits until a page that offers it opens (:func:`start_preload` with its label), so a server whose users never
+open such a page does not hold it."""
 
 
 @st.cache_resource(show_spinner=False)
-def start_preload() -> None:
-    """Parse the shipped GPT-2 and cl100k_base tables in a background thread, once per process,
-    so the Encode page finds them ready instead of waiting about a second."""
+def start_preload(labels: tuple[str, ...] = AT_START) -> None:
+    """Parse shipped tables in a background thread, once per process and set of labels,
+    so a page finds them ready instead of waiting (a page's first run does not wait for it)."""
     from bpe_core.formats import preload
 
-    preload(list(READY.values()))
+    preload(tuple(READY[label] for label in labels))
 
 
 @st.cache_resource(show_spinner="Loading the merge table…")
 def ready_tokenizer(label: str) -> bpe_core.Tokenizer:
-    """A shipped real tokenizer (GPT-2, cl100k_base), parsed once per process.
+    """A shipped real tokenizer (GPT-2, cl100k_base, o200k_base), parsed once per process.
 
     ``st.cache_resource`` (not ``cache_data``): the parsed tables are large and
     read-only, so every session shares one copy instead of unpickling it.

@@ -75,7 +75,7 @@ an optional non-letter, then upper-case letters and lower-case letters (so ``Cam
 with an English contraction kept on; digit runs of at most three; punctuation keeps a following ``/`` or newlines."""
 
 O200K_SPECIAL_TOKENS: dict[str, int] = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
-"""o200k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``); ids 199998 and 200000..200017 are unused."""
+"""o200k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``); ids 199998 and 200000..200017 are unset."""
 
 KNOWN_RANK_FILES: dict[str, tuple[str, str, dict[str, int]]] = {
     "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": (

@@ -12,6 +12,7 @@ from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, Op
 from .pretokenize import PRETOKENIZERS, pretokenize
 from .result import TrainResult
 from .symbols import END_OF_WORD, MARKER, UNITS
+from .text_stream import TextDecodeError, count_utf8
 from .tiebreak import TIE_BREAKS
 from .trace import (
     BlockedRule,
@@ -26,6 +27,7 @@ from .trace import (
     WordChange,
 )
 from .trainer import train
+from .word_count_file import WordCountError, parse_word_counts
 
 __all__ = [
     "BPEError",
@@ -47,13 +49,17 @@ __all__ = [
     "RoundTrip",
     "RuleApplication",
     "TIE_BREAKS",
+    "TextDecodeError",
     "TokenIdError",
     "Tokenizer",
     "TrainConfig",
     "TrainResult",
     "UNITS",
     "WordChange",
+    "WordCountError",
     "bytes_to_unicode",
+    "count_utf8",
+    "parse_word_counts",
     "pretokenize",
     "train",
     "unicode_to_bytes",

@@ -19,6 +19,7 @@ from ui.cache import (
     uploaded_exports,
     uploaded_tokenizer,
 )
+from ui.layout import setup_page
 from viz.encode_views import blocked_frame, fallbacks_frame, piece_label, rule_steps_frame
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
@@ -32,6 +33,7 @@ MAX_IDS = 5_000
 MAX_SYMBOLS = 300
 BIND = "query-params"
 
+setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
 start_preload(tuple(READY))  # o200k_base too, in the background, once per process

@@ -181,7 +181,7 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
 
 with st.expander("Save this tokenizer: every format, each reloaded and checked on the text above"):
     if choice == TRAINED:
-        rows = trained_exports(corpus.text, settings, corpus.name, text)
+        rows = trained_exports(corpus, settings, text)
     elif files is not None:
         rows = uploaded_exports(files, text)
     else:

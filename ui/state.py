@@ -13,6 +13,7 @@ SOURCE = "corpus_source"
 SAMPLE = "corpus_sample"
 PASTE = "corpus_paste"
 UPLOAD = "corpus_upload"
+COUNTS_UPLOAD = "corpus_counts_upload"
 
 # Sidebar: training settings
 TRAIN_FORM = "train_form"

@@ -281,3 +281,25 @@ def test_readme_duckdb_one_liner_counts_what_whitespace_splitting_counts(tmp_pat
     counts = parse_word_counts((tmp_path / "counts.tsv").read_bytes(), "counts.tsv")
     assert counts == Counter("\n".join(texts).split())
     assert list(counts.values()) == sorted(counts.values(), reverse=True)  # most frequent first
+
+
+# ----------------------------------------------------------------- the 50 MB upload path, memory bound
+
+
+def test_a_50_mb_upload_trains_2000_merges_within_the_memory_budget(corpora):
+    """The app's path for a 50 MB text upload (streamed counting, then 2,000 byte-level merges with the trace) in a
+    child process under an address-space limit: what it adds to the upload's bytes stays under 600 MB."""
+    corpora["code"]  # skips (with the reason) where the shared corpora are absent
+    code = (
+        "import json, resource; "
+        "resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30)); "
+        "from bench.upload import child; "
+        "print(json.dumps(child(50.0, 'diverse', 2000, 'gpt2')))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    import json
+
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["merges"] == 2000 and report["mb"] > 49.9 and report["distinct_words"] > 150_000
+    assert report["added_mb"] < 600, report

@@ -100,11 +100,47 @@ def child(mb: float, kind: str, merges: int, pretokenizer: str) -> dict[str, obj
     }
 
 
-def measure(mb: float, kind: str, merges: int, pretokenizer: str) -> dict[str, object]:
-    """:func:`child` in a fresh process (so its peak memory is its own)."""
+def app_child(mb: float, kind: str, merges: int, pretokenizer: str) -> dict[str, object]:
+    """The same upload through the app (AppTest, server side): Upload, set the budget, press Train, until the first
+    Train step is drawn. Memory: what the session grew by from the first page to the end (bytes held included)."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui import state
+
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=900).run()
+    data = build(mb, kind)
+    base = _memory()["VmRSS"]
+    at.segmented_control(key=state.SOURCE).set_value("Upload").run()
+    at.file_uploader(key=state.UPLOAD).set_value(("upload.txt", data, "text/plain"))
+    at.selectbox(key=state.PRETOKENIZER).set_value(pretokenizer)
+    at.radio(key=state.UNIT).set_value("char" if pretokenizer.startswith("whitespace") else "byte")
+    at.number_input(key=state.BUDGET).set_value(merges)
+    del data
+    start, cpu = time.perf_counter(), time.process_time()
+    next(b for b in at.button if b.label == "Train").click()
+    at.run()
+    seconds, cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    mem = _memory()
+    return {
+        "app": True,
+        "mb": mb,
+        "kind": kind,
+        "pretokenizer": pretokenizer,
+        "first_step": at.subheader[0].value if at.subheader else None,
+        "errors": [e.value for e in (*at.error, *at.sidebar.error)],
+        "train_press_s": round(seconds, 2),
+        "train_press_cpu_s": round(cpu_s, 2),
+        "peak_mb": round(mem["VmHWM"]),
+        "added_mb": round(mem["VmHWM"] - base),
+    }
+
+
+def measure(mb: float, kind: str, merges: int, pretokenizer: str, app: bool = False) -> dict[str, object]:
+    """:func:`child` (or :func:`app_child`) in a fresh process (so its peak memory is its own)."""
+    function = "app_child" if app else "child"
     code = (
-        "import json, sys; from bench.upload import child; "
-        f"print(json.dumps(child({mb!r}, {kind!r}, {merges!r}, {pretokenizer!r})))"
+        f"import json, sys; from bench.upload import {function}; "
+        f"print(json.dumps({function}({mb!r}, {kind!r}, {merges!r}, {pretokenizer!r})))"
     )
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     return json.loads(run.stdout.strip().splitlines()[-1])
@@ -116,10 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--merges", type=int, default=2000)
     parser.add_argument("--kind", choices=["diverse", "repeated"], action="append")
     parser.add_argument("--pretokenizer", action="append")
+    parser.add_argument("--app", action="store_true", help="also through the app (AppTest): upload, press Train")
     args = parser.parse_args(argv)
     for kind in args.kind or ["repeated", "diverse"]:
         for pretokenizer in args.pretokenizer or ["whitespace_eow", "gpt2"]:
             print(json.dumps(measure(args.mb, kind, args.merges, pretokenizer)), flush=True)
+            if args.app:
+                print(json.dumps(measure(args.mb, kind, args.merges, pretokenizer, app=True)), flush=True)
     return 0
 
 

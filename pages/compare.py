@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
 from ui import sidebar, state
-from ui.cache import held_out_counts, sample_text, trained
+from ui.cache import READY, held_out_counts, ready_tokenizer, sample_text, start_preload, trained
 from ui.corpus import SAMPLES, shares_text
 from ui.layout import setup_page
 from ui.settings import TrainSettings
@@ -108,6 +108,21 @@ for col, (name, result) in zip(st.columns(len(results)), results.items()):
         st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
         if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
             st.caption(f"Showing {note}.")
+
+if st.toggle(f"And under the real tokenizers: {', '.join(READY)}", key=state.CMP_REAL, bind=BIND):
+    start_preload(tuple(READY))
+    for col, label in zip(st.columns(len(READY)), READY):
+        with col:
+            try:
+                tok = ready_tokenizer(label)
+            except BPEError as exc:
+                st.error(f"Cannot load {label}: {plain(exc)}")
+                continue
+            trace = tok.encode_with_trace(test_text)
+            st.markdown(f"**{label}**: {len(trace.ids)} tokens")
+            st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
+            if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
+                st.caption(f"Showing {note}.")
 
 st.header("Compression as merges are learned")
 metric = (

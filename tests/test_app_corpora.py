@@ -101,3 +101,13 @@ def test_text_upload_is_streamed_and_counted_when_trained(at):
     assert not at.exception
     shown = [seen(e.value) for e in (*at.sidebar.error, *at.error)]
     assert any("late.txt is not UTF-8 text: byte 0xE9 at offset 80003 (line 20001)" in e for e in shown), shown
+
+
+def test_compare_cuts_the_test_text_with_the_real_tokenizers(at):
+    at.switch_page(page("compare")).run()
+    assert not at.exception
+    at.toggle(key=state.CMP_REAL).set_value(True).run()
+    assert not at.exception
+    shown = [seen(m.value) for m in at.markdown]
+    for label, count in [("GPT-2", 10), ("cl100k_base", 10), ("o200k_base", 9)]:
+        assert f"**{label}**: {count} tokens" in shown, shown

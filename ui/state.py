@@ -99,6 +99,7 @@ CMP_METRIC = "cmp_metric"
 CMP_SWITCH_RUN = "cmp_switch_run"
 CMP_SWITCH_RULE = "cmp_switch_rule"
 CMP_SWITCH_CORPUS = "cmp_switch_corpus"
+CMP_REAL = "cmp_real"
 
 
 def cmp_key(index: int, field: str) -> str:

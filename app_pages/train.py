@@ -9,6 +9,7 @@ from ui import sidebar, state
 from ui.cache import session_trained
 from ui.player import step_player
 from ui.step_view import render_step
+from viz.corpus_strip import excerpt_pieces
 from viz.markdown import plain
 from viz.train_tables import compact, corpus_summary
 
@@ -37,9 +38,10 @@ if result.num_merges == 0:
         )
     st.stop()
 
+excerpt = excerpt_pieces(corpus.text, result.config.pretokenizer, result.config.special_tokens)
 step_player(
     result.num_merges,
-    lambda step: render_step(st.session_state[state.RESULT], step),
+    lambda step: render_step(st.session_state[state.RESULT], step, excerpt=excerpt),
     keys=state.TRAIN_PLAYER,
     source=(corpus.digest, settings),
 )

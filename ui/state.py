@@ -69,6 +69,8 @@ RESULT_MEMO = "train_result_memo"
 CHARTS = "train_charts"
 CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
 """The Train page's three charts: winning count, corpus length, vocabulary size."""
+PAIR_BARS = "chart_pair_bars"
+"""The top-pair bar chart (one key, so that plotly animates it from step to step)."""
 
 # Encode page
 ENCODE_TEXT = "encode_text"

@@ -82,6 +82,10 @@ ALLOW_SPECIAL = "encode_allow_special"
 ENCODE_PIECE = "encode_piece"
 ENCODE_FALLBACK = "encode_fallback"
 ENCODE_MEMO = "encode_memo"
+STORY_PLAYER = player_keys("story")
+"""The encoding player (one pre-token, rule by rule)."""
+TOKEN_PICKER = "encode_token_picker"
+"""The click catcher on the coloured text (a click chooses the token's pre-token)."""
 TOKENIZER_UPLOAD = "encode_tokenizer_upload"
 APPLY_SESSION = "encode_apply_session"
 

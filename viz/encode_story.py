@@ -8,8 +8,8 @@ picture is a strip of symbols per step::
 
 :func:`story_rows` turns a :class:`bpe_core.PieceTrace` into those rows (which
 tokens the last rule formed, which pair fires next), :func:`story_html` draws the
-first few as escaped HTML, and :func:`blocked_rules` keeps the blocked rules worth
-telling a learner about.
+first few as escaped HTML, with the blocked rules worth telling a learner about
+(:func:`viz.encode_views.blocked_rules`).
 """
 
 from __future__ import annotations
@@ -92,19 +92,6 @@ def _row(label: str, tokens: tuple[str, ...], new: tuple[int, ...], fires: tuple
     return StoryRow(label, tokens, new, fires, step.rank, step.pair, step.token)
 
 
-def blocked_rules(piece: PieceTrace) -> list[BlockedRule]:
-    """The blocked rules worth explaining: both symbols were present and something kept them apart.
-
-    Kept: rules whose symbols never met because tokens stood between them
-    (``kind == "apart"`` with a non-empty ``between``), rules that lost a symbol to
-    an earlier rule (``"taken"``), and rules whose symbols met only after their turn
-    (``"too_late"``, sequential order). Left out: ``"apart"`` rules with nothing
-    between, where the right symbol only ever comes before the left one (``o + l``
-    in ``lo``): nothing blocked them, they never had a chance.
-    """
-    return [b for b in piece.blocked if b.kind != "apart" or b.between]
-
-
 def between_positions(tokens: Sequence[str], rule: BlockedRule) -> tuple[int, ...]:
     """Indices into ``tokens`` (a final segmentation) of the tokens that stood between ``rule``'s symbols.
 
@@ -146,7 +133,7 @@ def story_html(rows: Sequence[StoryRow], upto: int, unit: str, eow: bool, blocke
         rows: from :func:`story_rows`.
         upto: how many rows to draw (the player's step).
         unit, eow: the tokenizer's unit (``"char"``/``"byte"``) and end-of-word mode, for the boxes.
-        blocked: the rules to explain at the end (:func:`blocked_rules`).
+        blocked: the rules to explain at the end (:func:`viz.encode_views.blocked_rules`).
     """
     upto = max(1, min(len(rows), upto))
     out = [STYLE, STORY_STYLE, '<div class="bpe-story">']

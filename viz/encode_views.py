@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pandas as pd
 
-from bpe_core import EncodeTrace, OrderDifference, PieceTrace, Tokenizer
+from bpe_core import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, Tokenizer
 from viz.tokens import TokenView, describe_bytes, visible
 
 Show = Callable[[str], str]
@@ -127,9 +128,22 @@ def rule_steps_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     )
 
 
+def blocked_rules(piece: PieceTrace) -> list[BlockedRule]:
+    """The blocked rules worth explaining: both symbols were present and something kept them apart.
+
+    Kept: rules whose symbols never met because tokens stood between them
+    (``kind == "apart"`` with a non-empty ``between``), rules that lost a symbol to
+    an earlier rule (``"taken"``), and rules whose symbols met only after their turn
+    (``"too_late"``, sequential order). Left out: ``"apart"`` rules with nothing
+    between, where the right symbol only ever comes before the left one (``o + l``
+    in ``lo``): nothing blocked them, they never had a chance.
+    """
+    return [b for b in piece.blocked if b.kind != "apart" or b.between]
+
+
 def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
-    """Rules whose symbols are in the final tokens but never adjacent: ``rank``, ``left``, ``right``,
-    ``between``, ``why``."""
+    """The blocked rules worth explaining (:func:`blocked_rules`): ``rank``, ``left``, ``right``,
+    ``between`` (the tokens that stood between, joined by spaces), ``why``."""
     return pd.DataFrame(
         [
             {
@@ -139,28 +153,41 @@ def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
                 "between": " ".join(map(show, b.between)),
                 "why": b.reason,
             }
-            for b in piece.blocked
+            for b in blocked_rules(piece)
         ],
         columns=["rank", "left", "right", "between", "why"],
     )
 
 
+def _outcome(f: Fallback) -> str:
+    """What became of a character the alphabet could not hold as one symbol, in a few words."""
+    n = len(f.tokens)
+    if f.kind == "raw_bytes":
+        return "its bytes merged into one token" if f.merged else f"its bytes stay in {n:,} tokens"
+    if f.kind == "bytes":
+        return f"spelled as {n:,} byte token{'s' if n != 1 else ''}"
+    if f.kind == "unk":
+        return "became <unk>: the character is lost"
+    return "kept as a symbol of its own (an id past the vocabulary)"
+
+
 def fallbacks_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
-    """Characters outside the alphabet or left as raw bytes: ``char``, ``offset``, ``kind``,
-    ``bytes`` (hex), ``tokens``, ``merged``."""
+    """Characters outside the alphabet or left as raw bytes: ``char``, ``offset`` (its character offset in
+    the encoded text, the same whatever the pre-tokenizer), ``kind``, ``bytes`` (hex), ``tokens``,
+    ``outcome`` (what became of it, in words)."""
     return pd.DataFrame(
         [
             {
                 "char": f.char,
-                "offset": f.offset,
+                "offset": piece.start + f.offset,
                 "kind": f.kind,
                 "bytes": " ".join(f"{b:02X}" for b in f.data),
                 "tokens": " ".join(map(show, f.tokens)),
-                "merged": f.merged,
+                "outcome": _outcome(f),
             }
             for f in piece.fallbacks
         ],
-        columns=["char", "offset", "kind", "bytes", "tokens", "merged"],
+        columns=["char", "offset", "kind", "bytes", "tokens", "outcome"],
     )
 
 
@@ -178,3 +205,31 @@ def order_differences_frame(diffs: list[OrderDifference], show: Show = _same) ->
         ],
         columns=["word", "rank order", "sequential"],
     )
+
+
+def with_pieces(views: list[TokenView], trace: EncodeTrace) -> list[TokenView]:
+    """``views`` (from :func:`token_views`, in the order of ``trace``'s tokens) with each token's pre-token
+    index set, counting only ordinary pre-tokens (special tokens stay unclickable), as the Encode page's
+    pre-token picker numbers them."""
+    owners: list[int | None] = []
+    index = 0
+    for piece in trace.pieces:
+        owners += [None if piece.special else index] * len(piece.ids)
+        index += not piece.special
+    return [replace(view, piece=owner) for view, owner in zip(views, owners)]
+
+
+def multi_rule_tokens(merges: list[tuple[str, str]]) -> int:
+    """How many token strings the merge table ``merges`` forms by more than one rule.
+
+    Rank order (GPT-2, tiktoken) and sequential order (one pass over the table) can
+    cut a word differently only when some token can be built by two rules (``ab + c``
+    and ``a + bc``): a table learned by BPE forms every token by exactly one rule, so
+    this is 0 and the two orders always agree (Lesson 7 shows a table where they do not).
+    """
+    seen: set[str] = set()
+    again: set[str] = set()
+    for a, b in merges:
+        token = a + b
+        (again if token in seen else seen).add(token)
+    return len(again)

@@ -57,6 +57,8 @@ padding:1px 4px;white-space:pre;color:#0f172a}
 .bpe-break{flex-basis:100%;height:0}
 .bpe-change{display:flex;flex-wrap:wrap;align-items:center;gap:2px 6px}
 .bpe-side{max-width:100%}
+.bpe-tok[data-piece]{cursor:pointer}
+.bpe-tok[data-piece]:hover{outline:2px solid #2563eb}
 .bpe-word{display:inline-flex;flex-wrap:wrap;gap:2px;max-width:100%}
 .bpe-arrow{padding:0 2px}
 </style>"""
@@ -79,6 +81,8 @@ class TokenView:
         new: True when the current merge formed it (highlighted).
         temporary: True when the id is past the vocabulary: a character the ``keep`` fallback
             numbered in the order this text met it (drawn with a ``*`` after the id).
+        piece: the index of the pre-token it belongs to, when a click on it should choose that
+            pre-token (drawn as a ``data-piece`` attribute; ``None``: not clickable).
     """
 
     text: str
@@ -90,6 +94,7 @@ class TokenView:
     special: bool = False
     new: bool = False
     temporary: bool = False
+    piece: int | None = None
 
 
 DOTTED_CIRCLE = "\u25cc"
@@ -330,10 +335,13 @@ def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, s
         title += " (fallback)"
     if view.temporary:
         title += ": a temporary id past the vocabulary, numbered in the order this text met new characters"
+    if view.piece is not None:
+        title += f" (click: pre-token #{view.piece} rule by rule)"
     star = "*" if view.temporary else ""
     under = f"<small>{view.token_id}{star}</small>" if show_id and view.token_id is not None else ""
+    piece = f' data-piece="{int(view.piece)}"' if view.piece is not None else ""
     return (
-        f'<span class="{" ".join(classes)}" style="background:{color_for(color_index)}" '
+        f'<span class="{" ".join(classes)}" style="background:{color_for(color_index)}"{piece} '
         f'title="{html.escape(title, quote=True)}">{label}{under}</span>'
     )
 

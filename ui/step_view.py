@@ -16,7 +16,7 @@ from viz.train_charts import (
     pair_bars_figure,
     vocab_growth_figure,
 )
-from viz.train_tables import merges_frame, pair_counts_frame, tie_explanation, word_changes_frame
+from viz.train_tables import merges_frame, pair_counts_frame, pretoken_noun, tie_explanation, word_changes_frame
 
 _RULE_WINDOW = 12
 _NUMBER = st.column_config.NumberColumn(format="localized")
@@ -66,10 +66,13 @@ def _pair_bars(result: TrainResult, k: int, show) -> None:
         )
 
 
-def _rewritten_words(s: MergeStep, unit: str, eow: bool) -> None:
-    """The most frequent words merge ``s`` rewrote, before → after, each half wrapping on its own."""
+def _rewritten_words(s: MergeStep, unit: str, eow: bool, noun: str) -> None:
+    """The most frequent words (``noun``: or pre-tokens) merge ``s`` rewrote, before → after."""
     note = left_out(len(s.words), s.num_words, "shown", first="top")
-    st.markdown(f"**Words rewritten** ({s.num_words:,} distinct; most frequent first" + (f"; {note})" if note else ")"))
+    st.markdown(
+        f"**{noun.capitalize()} rewritten** ({s.num_words:,} distinct; most frequent first"
+        + (f"; {note})" if note else ")")
+    )
     rows = [STYLE]
     for w in s.words:
         rows.append(
@@ -81,7 +84,7 @@ def _rewritten_words(s: MergeStep, unit: str, eow: bool) -> None:
     st.html("".join(rows))
 
 
-def _full_tables(result: TrainResult, k: int, show) -> None:
+def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
     """The pair counts (with the tie keys) and every rewritten word as tables, across the page's width."""
     s = result.steps[k]
     with st.expander("Pair counts as a table, with the tie keys"):
@@ -92,7 +95,7 @@ def _full_tables(result: TrainResult, k: int, show) -> None:
             column_config=PAIR_COLUMNS,
         )
     if s.num_words > len(s.words):
-        with st.expander(f"All {s.num_words:,} rewritten words"):
+        with st.expander(f"All {s.num_words:,} rewritten {noun}"):
             limit = 2000
             st.dataframe(
                 word_changes_frame(result.word_changes(k, limit=limit), show),
@@ -112,6 +115,7 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
     eow = end_of_word_mode(result)
     unit = result.config.unit
     show = display_of(result)
+    noun = pretoken_noun(result.config.pretokenizer)
     a, b, new = (plain(show(t)) for t in (*s.pair, s.token))
     st.subheader(f"Merge {step:,} of {result.num_merges:,} (rank {k:,}): “{a}” + “{b}” → “{new}”")
     m = st.columns(5)
@@ -129,8 +133,8 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
     with left:
         _pair_bars(result, k, show)
     with right:
-        _rewritten_words(s, unit, eow)
-    _full_tables(result, k, show)
+        _rewritten_words(s, unit, eow, noun)
+    _full_tables(result, k, show, noun)
     if excerpt is not None and excerpt.pieces:
         strip = corpus_strip(result, excerpt, k)
         st.markdown("**The corpus after this merge**")

@@ -19,7 +19,11 @@ export default function (component) {
     if (box) setTriggerValue("piece", Number(box.getAttribute("data-piece")));
   };
   document.addEventListener("click", onClick);
-  return () => document.removeEventListener("click", onClick);
+  document.body.dataset.bpeTokenPicker = "on";  // lets a browser test wait until clicks are heard
+  return () => {
+    document.removeEventListener("click", onClick);
+    delete document.body.dataset.bpeTokenPicker;
+  };
 }
 """
 

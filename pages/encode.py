@@ -19,6 +19,7 @@ from ui.cache import (
     uploaded_exports,
     uploaded_tokenizer,
 )
+from ui.layout import setup_page
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, piece_label, rule_steps_frame
@@ -38,6 +39,7 @@ ORDER_NOTE = (
     "(hand-written or imported tables; see Lesson 7). A table learned by BPE forms each token once. {}"
 )
 
+setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
 choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)

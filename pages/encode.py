@@ -20,6 +20,7 @@ from ui.cache import (
     uploaded_tokenizer,
 )
 from ui.layout import setup_page
+from ui.provenance import token_picker
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, piece_label, rule_steps_frame
@@ -122,8 +123,9 @@ st.caption(
     "Dashed red: a character the training alphabet lacked (kept as its own symbol, <unk>, or <0xNN> bytes); "
     "an id with * is temporary (see below). Dotted purple: bytes that cut a UTF-8 character. "
     "⟨U+200D ZWJ⟩: a character that draws nothing; ◌: the base a lone combining mark sits on. "
-    "Hover a token for its vocabulary string and id."
+    "Hover a token for its vocabulary string and id; click it to play its pre-token rule by rule (below)."
 )
+token_picker(session_trained(corpus, settings) if choice == TRAINED else tokenizer, ids, key=state.ENCODE_TREE)
 
 cols = st.columns(len(enc.stats))
 for col, (name, value) in zip(cols, enc.stats.items()):

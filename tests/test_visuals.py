@@ -71,6 +71,22 @@ def test_hebrew_tokens_are_isolated_in_display_strings():
     assert show("er</w>") == "er</w>"  # left-to-right tokens are untouched
 
 
+def test_tie_keys_and_reasons_isolate_right_to_left_words():
+    from viz.tokens import isolate_words
+    from viz.train_tables import pair_counts_frame, tie_explanation
+
+    assert isolate_words("first seen in word #0 'שלום' at offset 3") == (
+        f"first seen in word #0 '{FSI}שלום{PDI}' at offset 3"
+    )
+    assert isolate_words("('a' 'b') (smallest wins)") == "('a' 'b') (smallest wins)"
+    result = train("ab ab של של", num_merges=1, pretokenizer="whitespace", tie_break="first_seen", min_frequency=1)
+    step = result.steps[0]
+    assert step.num_tied == 2
+    keys = pair_counts_frame(step)["tie key"].tolist()
+    assert FSI not in keys[0] and f"'{FSI}של{PDI}'" in keys[1]
+    assert f"'{FSI}של{PDI}'" in tie_explanation(step)
+
+
 # ----------------------------------------------------------------- neighbour colours
 
 

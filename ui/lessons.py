@@ -19,7 +19,16 @@ from viz.compare import compression_figure, first_divergence, merge_timeline
 from viz.corpus_strip import excerpt_pieces
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule_steps_frame, token_views
 from viz.markdown import code, left_out, plain
-from viz.tokens import STYLE, display_of, end_of_word_mode, strings_row, tokens_row, visible, word_change_html
+from viz.tokens import (
+    STYLE,
+    display_of,
+    end_of_word_mode,
+    isolate_words,
+    strings_row,
+    tokens_row,
+    visible,
+    word_change_html,
+)
 from viz.train_tables import merges_frame, token_counts
 
 TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -111,7 +120,12 @@ def ties(i: int) -> None:
         show = display_of(r)
         col.markdown(f"**{rule}** picks {code(show(step.pair[0]))} + {code(show(step.pair[1]))}")
         col.dataframe(
-            pd.DataFrame({"pair": [" + ".join(map(show, p)) for p in step.tied], "key": step.tie_keys}),
+            pd.DataFrame(
+                {
+                    "pair": [" + ".join(map(show, p)) for p in step.tied],
+                    "key": [isolate_words(k) for k in step.tie_keys],
+                }
+            ),
             hide_index=True,
             width="stretch",
             column_config={"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN},

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 
 from bpe_core import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, Tokenizer
-from viz.tokens import TokenView, describe_bytes, visible
+from viz.tokens import TokenView, describe_bytes, isolate_words, visible
 
 Show = Callable[[str], str]
 
@@ -151,7 +151,7 @@ def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
                 "left": show(b.pair[0]),
                 "right": show(b.pair[1]),
                 "between": " ".join(map(show, b.between)),
-                "why": b.reason,
+                "why": isolate_words(b.reason),
             }
             for b in blocked_rules(piece)
         ],

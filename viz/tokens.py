@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import regex
+
 from bpe_core import MARKER, Tokenizer, TrainResult, unicode_to_bytes
 
 PALETTE = (
@@ -165,6 +167,19 @@ def isolate(text: str) -> str:
     if text.isascii() or not any(unicodedata.bidirectional(ch) in _RTL_CLASSES for ch in text):
         return text
     return FSI + text + PDI
+
+
+_RTL_WORD = regex.compile(r"""[^\s'"“”‘’()]*[\p{bc=R}\p{bc=AL}][^\s'"“”‘’()]*""")
+"""A run of text holding a right-to-left letter, up to whitespace, quotes or parentheses."""
+
+
+def isolate_words(text: str) -> str:
+    """``text`` (a sentence, e.g. a tie key or a blocked rule's reason) with every run holding
+    right-to-left letters between bidi isolates (see :func:`isolate`): in ``first seen in word #0 'שלום'
+    at offset 3`` the word no longer pulls ``#0 '`` into its right-to-left run."""
+    if text.isascii():
+        return text
+    return _RTL_WORD.sub(lambda m: FSI + m.group(0) + PDI, text)
 
 
 @lru_cache(maxsize=65536)

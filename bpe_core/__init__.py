@@ -6,11 +6,15 @@ incremental pair index, and records every merge; encoding
 The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read.
 """
 
+from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
 from .byte_level import bytes_to_unicode, unicode_to_bytes
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
+from .model import MergeModel
+from .pipeline import Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import PRETOKENIZERS, pretokenize
 from .result import TrainResult
+from .spelling import Temporaries
 from .symbols import END_OF_WORD, MARKER, UNITS
 from .tiebreak import TIE_BREAKS
 from .trace import (
@@ -31,12 +35,14 @@ __all__ = [
     "BPEError",
     "BlockedRule",
     "BudgetError",
+    "Decoder",
     "END_OF_WORD",
     "EmptyCorpusError",
     "EncodeTrace",
     "FALLBACKS",
     "Fallback",
     "MARKER",
+    "MergeModel",
     "MergeStep",
     "MergeTableError",
     "ORDERS",
@@ -44,9 +50,12 @@ __all__ = [
     "OrderDifference",
     "PRETOKENIZERS",
     "PieceTrace",
+    "PreTokenizer",
     "RoundTrip",
     "RuleApplication",
+    "SpecialTokens",
     "TIE_BREAKS",
+    "Temporaries",
     "TokenIdError",
     "Tokenizer",
     "TrainConfig",

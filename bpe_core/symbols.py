@@ -55,6 +55,25 @@ SHIFT = 1 << 24
 """Pair keys are ``left_id * SHIFT + right_id``; the vocabulary stays below 16.7M ids."""
 
 
+class FrozenList(list):  # type: ignore[type-arg]
+    """A list that refuses every change: the id-indexed columns of a frozen :class:`SymbolTable`.
+
+    It reads, compares, slices (slices are plain lists) and pickles like a list.
+    """
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("this symbol table is frozen (a tokenizer's); copy() it to change it")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type, tuple[list]]:  # type: ignore[type-arg]
+        return FrozenList, (list(self),)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(self))
+
+
 def check_option(name: str, value: object, allowed: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``allowed``.
 
@@ -291,6 +310,18 @@ class SymbolTable:
             setattr(new, name, list(getattr(self, name)))
         for name in ("char_ids", "final_ids", "special_ids"):
             setattr(new, name, dict(getattr(self, name)))
+        return new
+
+    def frozen(self) -> SymbolTable:
+        """A copy whose id-indexed lists refuse changes (:class:`FrozenList`), for a model that must never change.
+
+        ``add_token``/``add_merge`` fail on it; the dicts (``char_ids``,
+        ``final_ids``, ``special_ids``) are private copies that its holder only
+        reads. :meth:`copy` gives a mutable table back.
+        """
+        new = self.copy()
+        for name in ("strings", "data", "ends_word", "hf_rank", "byte_ids"):
+            setattr(new, name, FrozenList(getattr(new, name)))
         return new
 
     def truncated(self, size: int) -> SymbolTable:

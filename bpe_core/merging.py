@@ -316,77 +316,100 @@ class RuleApplier:
         merge its occurrences left to right; tiktoken byte semantics in
         ``rank`` order merge one popped entry at a time.
         """
-        merges = self.merge_ids
-        if self.by_bytes:
-            get, data = self.token_rank.get, self.data
-
-            def rank_of(x: int, y: int) -> int | None:
-                return get(data[x] + data[y])
-        else:
-            pget = self.pair_rank.get
-
-            def rank_of(x: int, y: int) -> int | None:
-                return pget(x * SHIFT + y)
-
-        sequential = order.sequential
-        single = self.by_bytes and not sequential
+        rank_of = self._rank_or_none()
         n = len(syms)
         sym = list(syms)
         nxt = list(range(1, n + 1))
         nxt[-1] = -1
         prv = list(range(-1, n - 1))
-        heap = []
-        for i in range(n - 1):
-            r = rank_of(sym[i], sym[i + 1])
-            if r is not None:
-                heap.append((r, i))
+        heap = [(r, i) for i in range(n - 1) if (r := rank_of(sym[i], sym[i + 1])) is not None]
         heapq.heapify(heap)
+        sequential = order.sequential
+        single = self.by_bytes and not sequential
         last = start - 1
         while heap:
             r = heap[0][0]
             if sequential and r >= stop:
                 break
-            if single:
-                batch = [heapq.heappop(heap)[1]]
-            else:
-                batch = []
-                while heap and heap[0][0] == r:
-                    batch.append(heapq.heappop(heap)[1])
+            batch = [heapq.heappop(heap)[1]] if single else _pop_rank(heap, r)
             if sequential and r <= last:
                 continue
-            new = merges[r][2]
-            pushes = []
-            for i in batch:  # ascending positions: left to right
-                j = nxt[i]
-                if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != r:
-                    continue
-                n2 = nxt[j]
-                sym[i] = new
-                sym[j] = -1
-                nxt[i] = n2
-                if n2 >= 0:
-                    prv[n2] = i
-                pushes.append(i)
+            new = self.merge_ids[r][2]
+            joined = _join(batch, r, new, sym, nxt, prv, rank_of)
             last = r
-            for i in pushes:
-                if sym[i] != new:
-                    continue
-                p = prv[i]
-                if p >= 0:
-                    rr = rank_of(sym[p], new)
-                    if rr is not None:
-                        heapq.heappush(heap, (rr, p))
-                j = nxt[i]
-                if j >= 0:
-                    rr = rank_of(new, sym[j])
-                    if rr is not None:
-                        heapq.heappush(heap, (rr, i))
+            _push_neighbours(joined, new, sym, nxt, prv, rank_of, heap)
         out = []
         i = 0
         while i != -1:
             out.append(sym[i])
             i = nxt[i]
         return out
+
+    def _rank_or_none(self) -> Callable[[int, int], int | None]:
+        """``rank_of(left, right)``: the rank that merges two adjacent symbols, or ``None``."""
+        if self.by_bytes:
+            get, data = self.token_rank.get, self.data
+            return lambda x, y: get(data[x] + data[y])
+        pget = self.pair_rank.get
+        return lambda x, y: pget(x * SHIFT + y)
+
+
+def _pop_rank(heap: list[tuple[int, int]], rank: int) -> list[int]:
+    """Pop every heap entry of ``rank``; their positions, ascending (left to right)."""
+    batch = []
+    while heap and heap[0][0] == rank:
+        batch.append(heapq.heappop(heap)[1])
+    return batch
+
+
+def _join(
+    batch: list[int],
+    rank: int,
+    new: int,
+    sym: list[int],
+    nxt: list[int],
+    prv: list[int],
+    rank_of: Callable[[int, int], int | None],
+) -> list[int]:
+    """Merge the still-valid pairs of ``rank`` at ``batch``'s positions (a linked list); the positions merged."""
+    joined = []
+    for i in batch:  # ascending positions: left to right
+        j = nxt[i]
+        if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != rank:
+            continue
+        n2 = nxt[j]
+        sym[i] = new
+        sym[j] = -1
+        nxt[i] = n2
+        if n2 >= 0:
+            prv[n2] = i
+        joined.append(i)
+    return joined
+
+
+def _push_neighbours(
+    joined: list[int],
+    new: int,
+    sym: list[int],
+    nxt: list[int],
+    prv: list[int],
+    rank_of: Callable[[int, int], int | None],
+    heap: list[tuple[int, int]],
+) -> None:
+    """Push the ranks of the pairs each new symbol forms with its neighbours."""
+    for i in joined:
+        if sym[i] != new:
+            continue
+        p = prv[i]
+        if p >= 0:
+            rr = rank_of(sym[p], new)
+            if rr is not None:
+                heapq.heappush(heap, (rr, p))
+        j = nxt[i]
+        if j >= 0:
+            rr = rank_of(new, sym[j])
+            if rr is not None:
+                heapq.heappush(heap, (rr, i))
 
 
 def _made_before_use(merge_ids: Sequence[tuple[int, int, int]], size: int) -> bool:

@@ -91,7 +91,7 @@ class MergeModel:
                 if i not in work.final_ids:
                     work.final_ids[i] = work.add_token(work.strings[i] + MARKER, work.data[i] + b" ", ends_word=True)
         self.num_saved = len(work) if byte_unit or policy.keeps_twins() else self.num_learned
-        self.table = work.frozen()
+        self.table = work.freeze()
         self.policy = policy
         self.fallback = policy.name
         self.merge_by = merge_by

@@ -111,11 +111,11 @@ def files_digest(files: dict[str, bytes]) -> str:
 
 
 def with_fallback(tokenizer: bpe_core.Tokenizer, fallback: str) -> bpe_core.Tokenizer:
-    """A fresh copy of a char-unit tokenizer with ``fallback`` (see ``bpe_core.FALLBACKS``); byte-unit
+    """A char-unit tokenizer with ``fallback`` (see ``bpe_core.FALLBACKS``); byte-unit
     tokenizers never fall back and are returned as they are.
 
-    A fresh copy also means ``keep`` numbers the characters it adds in the order
-    this text meets them, whatever was encoded before.
+    Tokenizers never change while encoding (``keep`` gives unseen characters
+    temporary ids per text), so the result is shared, not copied.
 
     Raises:
         bpe_core.BPEError: an unknown fallback.

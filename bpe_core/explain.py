@@ -15,7 +15,6 @@ changes the tokenizer: calling one twice gives equal records.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
@@ -89,6 +88,12 @@ def encode_trace(
     return EncodeTrace(text=text, order=mode.name, pieces=tuple(pieces))
 
 
+def _plain_names(strings: Sequence[str]) -> Callable[[Sequence[int]], tuple[str, ...]]:
+    """``names(ids)`` for ids that are all in the vocabulary."""
+    getitem = strings.__getitem__
+    return lambda ids: tuple(map(getitem, ids))
+
+
 def _trace_piece(
     model: MergeModel,
     chunk: str,
@@ -101,8 +106,10 @@ def _trace_piece(
     log: FallbackLog = []
     initial = model.spell(chunk, temporaries, log)
     record: Record = []
-    final = model.merge(initial, order, record)
+    final = model.rules.apply(list(initial), order, record)
     full = len(initial) <= TRACE_SYMBOLS
+    if not log or model.fallback != "keep":  # no temporary id: plain lookups, no fallback path
+        names = _plain_names(model.table.strings)
     steps = tuple(_application(model, rank, sites, before, after, full, names) for rank, sites, before, after in record)
     run = _Run(model, order, initial, final, record, full, names)
     data, ends, kinds = _token_fields(model, final, temporaries)
@@ -134,11 +141,11 @@ def _application(
     a, b, new = model.merge_ids[rank]
     if model.merge_by == "bytes" and sites and len(before) == len(after) + len(sites):
         a, b = before[sites[0]], before[sites[0] + 1]  # tiktoken joins whichever two pieces spell the token
-    pair = names((a, b))
+    strings = model.table.strings  # a rule's symbols are never temporary
     return RuleApplication(
         rank=rank,
-        pair=(pair[0], pair[1]),
-        token=names((new,))[0],
+        pair=(strings[a], strings[b]),
+        token=strings[new],
         positions=sites,
         before=names(before) if full else (),
         after=names(after) if full else (),
@@ -150,33 +157,37 @@ def _token_fields(
 ) -> tuple[tuple[bytes, ...], tuple[bool, ...], tuple[str, ...]]:
     """Per token: the bytes it stands for (marker left out), whether it ends a word, and its kind."""
     table = model.table
-    size = len(table)
     fallback = model.fallback_ids
-    data, ends, kinds = [], [], []
-    for i in ids:
-        if i < size:
-            raw, eow = table.data[i], table.ends_word[i]
-            kind = "fallback" if i in fallback else ""
-        else:
-            _string, raw, eow = temporaries.token(i)
-            kind = "temporary"
-        data.append(raw[:-1] if eow else raw)
-        ends.append(eow)
-        kinds.append(kind)
-    return tuple(data), tuple(ends), tuple(kinds)
+    try:
+        raw = [table.data[i] for i in ids]
+        ends = [table.ends_word[i] for i in ids]
+        kinds = ["fallback" if i in fallback else "" for i in ids] if fallback else [""] * len(ids)
+    except IndexError:  # a temporary id (keep fallback)
+        tokens = [temporaries.token(i) if i >= len(table) else (None, table.data[i], table.ends_word[i]) for i in ids]
+        raw = [t[1] for t in tokens]
+        ends = [t[2] for t in tokens]
+        kinds = ["temporary" if i >= len(table) else "fallback" if i in fallback else "" for i in ids]
+    data = tuple(r[:-1] if e else r for r, e in zip(raw, ends))
+    return data, tuple(ends), tuple(kinds)
 
 
-@dataclass(frozen=True)
 class _Run:
     """One pre-token's merge run, as :func:`_trace_piece` recorded it, for judging blocked rules."""
 
-    model: MergeModel
-    order: MergeOrder
-    initial: list[int]
-    final: list[int]
-    record: Record
-    full: bool
-    names: Callable[[Sequence[int]], tuple[str, ...]]
+    __slots__ = ("model", "order", "initial", "final", "record", "full", "names")
+
+    def __init__(
+        self,
+        model: MergeModel,
+        order: MergeOrder,
+        initial: list[int],
+        final: list[int],
+        record: Record,
+        full: bool,
+        names: Callable[[Sequence[int]], tuple[str, ...]],
+    ) -> None:
+        self.model, self.order, self.initial, self.final = model, order, initial, final
+        self.record, self.full, self.names = record, full, names
 
     def blocked(self) -> tuple[BlockedRule, ...]:
         """The rules that could have joined two symbols of this pre-token but did not (see :class:`BlockedRule`).
@@ -324,9 +335,8 @@ def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
             if chunk in seen:
                 continue
             seen.add(chunk)
-            spelled = model.spell(chunk, temporaries)
-            r = model.merge(spelled, RANK)
-            s = model.merge(spelled, SEQUENTIAL)
+            r = model.encode_chunk(chunk, RANK, temporaries)
+            s = model.encode_chunk(chunk, SEQUENTIAL, temporaries)
             if r != s:
                 out.append(OrderDifference(chunk, names(r), names(s)))
     return out

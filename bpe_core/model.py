@@ -254,6 +254,37 @@ class MergeModel:
         """True when :meth:`chunk_encoder` takes one argument (byte unit, no marker, rank order)."""
         return not order.sequential and self.table.unit == "byte" and self.table.end_of_word is None
 
+    def encode_chunk(
+        self, chunk: str, order: str | MergeOrder = "rank", temporaries: Temporaries | None = None
+    ) -> tuple[int, ...]:
+        """One pre-token's ids, through the cache (what :meth:`bpe_core.Tokenizer.encode` does per pre-token).
+
+        Raises:
+            OptionError: unknown order, or a lone surrogate (byte unit).
+        """
+        mode = merge_order(order)
+        cache = self._caches[mode.name]
+        ids = cache.get(chunk)
+        if ids is not None:
+            return ids
+        if self.fast_path(mode):
+            try:
+                ids = self.chunk_encoder(mode)(chunk)  # type: ignore[call-arg]
+            except UnicodeEncodeError:
+                self.spell(chunk)  # raises the OptionError that names the surrogate
+                raise
+        else:
+            if temporaries is None:
+                temporaries = Temporaries(len(self))
+            seen = temporaries.lookups
+            ids = self.chunk_encoder(mode)(chunk, temporaries)  # type: ignore[call-arg]
+            if temporaries.lookups != seen:
+                return ids  # holds temporary ids: never cached
+        if len(cache) >= CACHE_LIMIT:
+            cache.clear()
+        cache[chunk] = ids
+        return ids
+
     def cache(self, order: MergeOrder) -> dict[str, tuple[int, ...]]:
         """The pre-token -> ids cache of ``order`` (only pre-tokens without temporary symbols enter it)."""
         return self._caches[order.name]

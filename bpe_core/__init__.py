@@ -4,15 +4,29 @@ Training (:func:`train`) follows Sennrich et al. 2016, Algorithm 1, with an
 incremental pair index, and records every merge; encoding
 (:class:`Tokenizer`) replays a merge table and records every rule application.
 The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read.
+:func:`merge_tree` shows where a token comes from (:mod:`bpe_core.provenance`);
+:func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
+worked example against what BPE really does (:mod:`bpe_core.checking`).
 """
 
 from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
 from .byte_level import bytes_to_unicode, unicode_to_bytes
+from .checking import (
+    CheckSettings,
+    ClaimError,
+    ClaimStep,
+    EncodingCheck,
+    MergeCheck,
+    check_encoding,
+    check_merges,
+    find_settings,
+)
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
 from .model import MergeModel
 from .pipeline import Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import PRETOKENIZERS, pretokenize
+from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
 from .spelling import Temporaries
 from .symbols import END_OF_WORD, MARKER, UNITS
@@ -36,15 +50,22 @@ __all__ = [
     "BlockedRule",
     "BudgetError",
     "Decoder",
+    "CheckSettings",
+    "ClaimError",
+    "ClaimStep",
+    "CorpusPlace",
     "END_OF_WORD",
     "EmptyCorpusError",
     "EncodeTrace",
+    "EncodingCheck",
     "FALLBACKS",
     "Fallback",
     "MARKER",
     "MergeModel",
+    "MergeCheck",
     "MergeStep",
     "MergeTableError",
+    "MergeTree",
     "ORDERS",
     "OptionError",
     "OrderDifference",
@@ -63,6 +84,10 @@ __all__ = [
     "UNITS",
     "WordChange",
     "bytes_to_unicode",
+    "check_encoding",
+    "check_merges",
+    "find_settings",
+    "merge_tree",
     "pretokenize",
     "train",
     "unicode_to_bytes",

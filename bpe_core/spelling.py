@@ -186,6 +186,8 @@ class UnkFallback(FallbackPolicy):
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         unk = table.special_ids.get(UNK)
+        if unk is None and UNK in table.strings:  # a learned "<unk>" (WikiText's literal)
+            unk = table.strings.index(UNK)
         if unk is None:
             unk = table.add_token(UNK, "\ufffd".encode())
         return unk, ()

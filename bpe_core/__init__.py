@@ -30,6 +30,7 @@ from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
 from .spelling import Temporaries
 from .symbols import END_OF_WORD, MARKER, UNITS
+from .text_stream import TextDecodeError, count_utf8
 from .tiebreak import TIE_BREAKS
 from .trace import (
     BlockedRule,
@@ -44,6 +45,7 @@ from .trace import (
     WordChange,
 )
 from .trainer import train
+from .word_count_file import WordCountError, parse_word_counts
 
 __all__ = [
     "BPEError",
@@ -77,17 +79,21 @@ __all__ = [
     "SpecialTokens",
     "TIE_BREAKS",
     "Temporaries",
+    "TextDecodeError",
     "TokenIdError",
     "Tokenizer",
     "TrainConfig",
     "TrainResult",
     "UNITS",
     "WordChange",
+    "WordCountError",
     "bytes_to_unicode",
     "check_encoding",
     "check_merges",
+    "count_utf8",
     "find_settings",
     "merge_tree",
+    "parse_word_counts",
     "pretokenize",
     "train",
     "unicode_to_bytes",

@@ -15,6 +15,7 @@ from ui.cache import (
     ready_tokenizer,
     session_encoded,
     session_trained,
+    start_preload,
     trained_exports,
     uploaded_exports,
     uploaded_tokenizer,
@@ -43,6 +44,7 @@ ORDER_NOTE = (
 setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
+start_preload(tuple(READY))  # o200k_base too, in the background, once per process
 choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)
 files = None
 try:
@@ -195,7 +197,7 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
 
 with st.expander("Save this tokenizer: every format, each reloaded and checked on the text above"):
     if choice == TRAINED:
-        rows = trained_exports(corpus.text, settings, corpus.name, text)
+        rows = trained_exports(corpus, settings, text)
     elif files is not None:
         rows = uploaded_exports(files, text)
     else:

@@ -17,16 +17,16 @@ def _same(token: str) -> str:
     return token
 
 
-def temporary_ids(tokenizer: Tokenizer) -> range:
-    """The ids ``tokenizer`` gives no saved token: characters its ``keep`` fallback appended while encoding.
+def temporary_ids(trace: EncodeTrace) -> range:
+    """The temporary ids in ``trace``: characters a ``keep`` fallback met outside the alphabet.
 
-    They are numbered in the order the text met them (see ``bpe_core.FALLBACKS``), so the same
-    character can get another id in another text. Empty for byte-unit tokenizers and the
-    ``unk``/``bytes`` fallbacks, whose fallback tokens are part of the vocabulary.
+    They lie past the vocabulary and are numbered in the order the text met them (see
+    ``bpe_core.FALLBACKS``), so the same character can get another id in another text. Empty
+    for byte-unit tokenizers and the ``unk``/``bytes`` fallbacks, whose fallback tokens are part
+    of the vocabulary.
     """
-    if tokenizer.unit != "char" or tokenizer.fallback != "keep":
-        return range(0)
-    return range(tokenizer.num_saved, len(tokenizer.table))
+    met = trace.temporary_ids
+    return range(met[0], met[-1] + 1) if met else range(0)
 
 
 def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
@@ -38,31 +38,23 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
     although the training alphabet lacked it, whose id is then temporary, see
     :func:`temporary_ids`) and special tokens. Fallback tokens show their
     vocabulary string (``<unk>``, ``<0xC3>``), as the rule tables do: the bytes
-    of ``<unk>``, U+FFFD, would read as a broken character.
+    of ``<unk>``, U+FFFD, would read as a broken character. Everything is read
+    from the trace's records (``tokenizer``, the one that made the trace, is not opened).
     """
-    table = tokenizer.table
-    fallback_ids = set(tokenizer.byte_fallback_ids)
-    if tokenizer.unk_id is not None:
-        fallback_ids.add(tokenizer.unk_id)
-    temporary = temporary_ids(tokenizer)
     views = []
     for piece in trace.pieces:
-        for tid in piece.ids:
-            data = table.data[tid]
-            eow = table.ends_word[tid]
-            if eow:
-                data = data[:-1]
-            text = table.strings[tid] if tid in fallback_ids else describe_bytes(data)
+        for tid, raw, data, eow, kind in zip(piece.ids, piece.tokens, piece.token_bytes, piece.ends_word, piece.kinds):
+            text = raw if kind == "fallback" else describe_bytes(data)
             views.append(
                 TokenView(
                     text=text,
-                    raw=table.strings[tid],
+                    raw=raw,
                     token_id=tid,
                     end_of_word=eow,
                     partial=text.startswith("⟨") and bool(data),
-                    fallback=tid in fallback_ids or tid in temporary,
+                    fallback=kind in ("fallback", "temporary"),
                     special=piece.special,
-                    temporary=tid in temporary,
+                    temporary=kind == "temporary",
                 )
             )
             if limit is not None and len(views) >= limit:
@@ -71,13 +63,15 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
 
 
 def temporary_note(tokenizer: Tokenizer, trace: EncodeTrace) -> str:
-    """A sentence on the temporary ids of ``trace`` (see :func:`temporary_ids`), or ``""`` when it has none."""
-    temporary = temporary_ids(tokenizer)
-    met = sorted({tid for tid in trace.ids if tid in temporary})
+    """A sentence on the temporary ids of ``trace`` (see :func:`temporary_ids`), or ``""`` when it has none.
+
+    Read from the trace's records alone (``tokenizer``, the one that made the trace, is not opened).
+    """
+    met = trace.temporary_ids
     if not met:
         return ""
-    table = tokenizer.table  # a character and its end-of-word twin count once
-    chars = {table.data[tid][:-1] if table.ends_word[tid] else table.data[tid] for tid in met}
+    wanted = set(met)  # a character and its end-of-word twin count once
+    chars = {data for p in trace.pieces for tid, data in zip(p.ids, p.token_bytes) if tid in wanted}
     n = len(chars)
     span = f"{met[0]:,}" if len(met) == 1 else f"{met[0]:,}–{met[-1]:,}"
     return (

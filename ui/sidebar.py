@@ -21,8 +21,9 @@ from ui.settings import TrainSettings, parse_special_tokens
 from viz.markdown import plain
 
 SOURCES = ("Sample", "Paste", "Upload")
-TEXT_PARAM = "text"
-"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
+TEXT_PARAM = "corpus_hash"
+"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL).
+Links made before it was renamed call it ``text``; :func:`ui.layout.setup_page` reads those as before."""
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
 
 SOURCES_OF: dict[str, dict[str, str]] = {

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Navigation row: presentation mode (also the link's ?present=true)
+PRESENT = "present"
+
 # Sidebar: corpus source
 SOURCE = "corpus_source"
 SAMPLE = "corpus_sample"

@@ -44,12 +44,12 @@ PRESENT_CSS = """
 .bpe-tok small{font-size:0.7em}
 [data-testid="stMarkdownContainer"] p,[data-testid="stMarkdownContainer"] li{font-size:1.1rem}
 [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]){zoom:1.2;width:calc(100% / 1.2)}
-[class*="st-key-player-controls"]{position:sticky;top:3.5rem;z-index:50;background:var(--st-background-color,#fff);
-box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
+[data-testid="stLayoutWrapper"]:has(>[class*="st-key-player-controls"]){position:sticky;top:3.5rem;z-index:50;
+background:#fff;box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
 """
 """Presentation mode only: room for the sidebar's expand button, bigger tokens, tables and text,
 metrics on one line each, tighter gaps, and sticky player controls (each player's button row is a
-container whose key starts with ``player-controls``)."""
+container whose key starts with ``player-controls``; the wrapper Streamlit puts around it sticks)."""
 
 
 def presenting() -> bool:

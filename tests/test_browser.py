@@ -108,7 +108,7 @@ def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 15.0) -> int:
 DEEP_LINKS = {
     "train": ("/?train_step=5", "Merge 5 of 200"),
     "encode": ("/encode?encode_text=lowest+newer", "Round trip holds"),
-    "compare": ("/compare?cmp_n=3", "C: trailing_space/char"),
+    "compare": ("/compare?cmp_n=3", "C: none/char"),
     "lessons": ("/lessons?lesson=3.+Blocked+merge", "3. Blocked merge"),
     "provenance": ("/provenance?tree_tokenizer=GPT-2&token=262", "is built from 4 base symbols by 3 merges"),
     "check": ("/check?check_pretokenizer=whitespace+%28no+%3C%2Fw%3E%29", "All 5 claimed merges hold"),

@@ -37,7 +37,7 @@ def label_collapsed(widget) -> bool:
 
 def page_css(at: AppTest) -> str:
     """The layout's <style> element (the one holding the header rule)."""
-    return next(h.proto.body for h in at.get("html") if "stHeader" in h.proto.body)
+    return next(m.value for m in at.markdown if "stHeader" in m.value)
 
 
 def test_presentation_mode_is_off_by_default():
@@ -80,7 +80,7 @@ def test_presentation_link_with_a_step():
 
 def test_css_adds_presentation_rules_only_when_on():
     off, on = presentation.css(False), presentation.css(True)
-    assert off.startswith("<style>") and off.endswith("</style>")
+    assert off.startswith("<style") and off.endswith("</style>")
     assert presentation.BASE_CSS in off and presentation.PRESENT_CSS not in off
     assert presentation.BASE_CSS in on and presentation.PRESENT_CSS in on
     assert "position:sticky" in presentation.PRESENT_CSS

@@ -77,7 +77,8 @@ def setup_page(title: str, *, training_sidebar: bool = True) -> None:
     start_preload()
     present = _navigation()
     st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
-    st.html(presentation.css(present))
+    # st.markdown, not st.html: the page's own HTML elements (token rows) stay the only st.html ones
+    st.markdown(presentation.css(present), unsafe_allow_html=True)
     if training_sidebar:
         sidebar.render()
 

@@ -23,6 +23,7 @@ TOGGLE_HELP = (
 )
 
 BASE_CSS = """
+[data-testid="stElementContainer"]:has(style.bpe-page-css){display:none}
 header[data-testid="stHeader"]{background:transparent}
 header[data-testid="stHeader"],header[data-testid="stHeader"] *{pointer-events:none}
 header[data-testid="stHeader"] button,header[data-testid="stHeader"] button *{pointer-events:auto}
@@ -68,5 +69,6 @@ def toggle() -> bool:
 
 
 def css(on: bool) -> str:
-    """The page's extra CSS as one ``<style>`` element: :data:`BASE_CSS`, plus :data:`PRESENT_CSS` when ``on``."""
-    return "<style>" + BASE_CSS + (PRESENT_CSS if on else "") + "</style>"
+    """The page's extra CSS as one ``<style>`` element: :data:`BASE_CSS`, plus :data:`PRESENT_CSS` when ``on``
+    (its first rule hides the empty block Streamlit draws around it)."""
+    return '<style class="bpe-page-css">' + BASE_CSS + (PRESENT_CSS if on else "") + "</style>"

@@ -26,8 +26,9 @@ COUNTS_HELP = (
     "'count word' per line, a header line allowed. Each word is one pre-token; the README shows how to count "
     "a corpus of any size with DuckDB in one line."
 )
-TEXT_PARAM = "text"
-"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
+TEXT_PARAM = "corpus_hash"
+"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL).
+Links made before it was renamed call it ``text``; :func:`ui.layout.setup_page` reads those as before."""
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
 
 SOURCES_OF: dict[str, dict[str, str]] = {

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Navigation row: presentation mode (also the link's ?present=true)
+PRESENT = "present"
+
 # Sidebar: corpus source
 SOURCE = "corpus_source"
 SAMPLE = "corpus_sample"
@@ -104,6 +107,8 @@ CMP_HELD_OUT = "cmp_held_out"
 CMP_METRIC = "cmp_metric"
 CMP_SWITCH_RUN = "cmp_switch_run"
 CMP_SWITCH_RULE = "cmp_switch_rule"
+CMP_SWITCH_FROM = "cmp_switch_from"
+"""The tie rule the switch's choices were made for (a change resets the choice; see pages/compare.py)."""
 CMP_SWITCH_CORPUS = "cmp_switch_corpus"
 CMP_REAL = "cmp_real"
 

@@ -16,7 +16,8 @@ than from the incremental index:
 from __future__ import annotations
 
 from .corpus import Corpus, word_counts
-from .symbols import SymbolTable, spell_corpus
+from .symbols import spell_corpus
+from .tiebreak import pick, tie_rule
 
 
 def naive_train(
@@ -39,6 +40,7 @@ def naive_train(
     eow = end_of_word if pretokenizer == "whitespace_eow" else None
     table, words = spell_corpus(counts, unit, eow, tuple(special_tokens))
     freqs = list(counts.values())
+    rule = tie_rule(tie_break)
     out: list[tuple[tuple[str, str], int]] = []
     for _ in range(num_merges):
         stats: dict[tuple[int, int], int] = {}
@@ -47,7 +49,7 @@ def naive_train(
                 stats[pair] = stats.get(pair, 0) + f
         if not stats:
             break
-        best = _pick(stats, tie_break, table)
+        best = pick(rule, stats, table.strings, table.hf_rank)
         if stats[best] < min_frequency:
             break
         a, b = best
@@ -55,20 +57,6 @@ def naive_train(
         out.append(((table.strings[a], table.strings[b]), stats[best]))
         words = [_merge_word(syms, a, b, new) for syms in words]
     return out
-
-
-def _pick(stats: dict[tuple[int, int], int], rule: str, table: SymbolTable) -> tuple[int, int]:
-    if rule == "first_seen":
-        return max(stats, key=stats.__getitem__)
-    top = max(stats.values())
-    tied = [p for p, c in stats.items() if c == top]
-    s = table.strings
-    if rule == "alphabetical":
-        return min(tied, key=lambda p: (s[p[0]], s[p[1]]))
-    if rule == "subword_nmt":
-        return max(tied, key=lambda p: (s[p[0]], s[p[1]]))
-    hf = table.hf_rank
-    return min(tied, key=lambda p: (hf[p[0]], hf[p[1]]))
 
 
 def _merge_word(syms: list[int], a: int, b: int, new: int) -> list[int]:

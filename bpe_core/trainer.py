@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
 from operator import add, mul
@@ -288,7 +289,8 @@ class _Trainer:
 
     Layout: position ``p`` holds symbol ``sym[p]`` (a negative marker once
     merged away, see :func:`bpe_core.recorder.gone_marker`), with neighbours
-    ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge) in word ``wid[p]``.
+    ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge); word ``w`` holds
+    positions ``starts[w]`` to ``ends[w] - 1``.
     ``index[k]`` is a superset of the positions where pair ``k`` starts:
     entries that stopped holding the pair are dropped lazily, when read, which
     saves a removal per neighbour update. Every index entry is a sorted list: a
@@ -301,12 +303,12 @@ class _Trainer:
         self.texts, self.freqs, self.table, self.rule = texts, freqs, table, rule
         sym, nxt, prv, starts, ends, positions = _layout(words)
         lengths = [e - s for s, e in zip(starts, ends)]
-        self.wid = list(chain.from_iterable(repeat(w, n) for w, n in enumerate(lengths)))
-        self.weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))
         index = _pair_index(sym, positions, ends)
         del positions
-        wget = self.weight.__getitem__
+        weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))  # freed once counted
+        wget = weight.__getitem__
         self.counts = {key: sum(map(wget, members)) for key, members in index.items()}
+        del weight
         sym.append(-2)  # sentinel: sym[nxt[p]] is -2 when p ends its word (nxt[p] == -1)
         self.sym, self.nxt, self.prv, self.index = sym, nxt, prv, index
         self.starts, self.ends = starts, ends
@@ -322,7 +324,8 @@ class _Trainer:
             self.heap = [(-c, index[k][0], k) for k, c in self.counts.items()]
         else:
             pair_key = self.pair_key
-            self.heap = [(-c, pair_key(k // SHIFT, k % SHIFT), k) for k, c in self.counts.items()]
+            keys = (pair_key(*divmod(k, SHIFT)) for k in self.counts)
+            self.heap = [(-c, k if key == k else key, k) for (k, c), key in zip(self.counts.items(), keys)]
         heapq.heapify(self.heap)
 
     def _first_position(self, k: int) -> int:
@@ -347,8 +350,8 @@ class _Trainer:
         else:
             pair_key = self.pair_key
             for k in fresh:
-                a, b = divmod(k, SHIFT)
-                push(heap, (-counts[k], pair_key(a, b), k))
+                key = pair_key(*divmod(k, SHIFT))
+                push(heap, (-counts[k], k if key == k else key, k))  # share the int when equal (saves memory)
 
     def _pop_valid(self) -> tuple[int, object, int] | None:
         """Pop the best heap entry after bringing stale entries up to date.
@@ -421,10 +424,11 @@ class _Trainer:
         first touched; ``rewritten`` the words changed, in corpus order. A slot
         merged away keeps ``gone`` (this merge's marker) for the trace.
         """
-        sym, nxt, prv, wid, weight = self.sym, self.nxt, self.prv, self.wid, self.weight
+        sym, nxt, prv, starts, ends, freqs = self.sym, self.nxt, self.prv, self.starts, self.ends, self.freqs
         index = self.index
         rewritten: list[int] = []
-        cur_w = -1
+        end = -1  # the current word's end: sites come in position order, so a site past it starts a new word
+        f = 0
         delta: dict[int, int] = {}  # count changes, in the order the pairs are first touched
         dget = delta.get
         iget = index.get
@@ -435,11 +439,11 @@ class _Trainer:
             j = nxt[i]
             if sym[i] != a or sym[j] != b:
                 continue  # a stale index entry, or consumed by an overlapping occurrence
-            w = wid[i]
-            if w != cur_w:
-                cur_w = w
+            if i >= end:
+                w = bisect_right(starts, i) - 1
+                end = ends[w]
+                f = freqs[w]
                 rewritten.append(w)
-            f = weight[i]
             p = prv[i]
             if p >= 0:  # (x, a) becomes (x, new)
                 x = sym[p] * SHIFT

@@ -1,37 +1,54 @@
-"""BPE Explorer: watch Byte-Pair Encoding learn and apply its merges.
+"""BPE Explorer: watch Byte-Pair Encoding learn and apply its merges. This script is the Train page.
 
-Run with ``streamlit run app.py``. This script sets up the page, the shared
-sidebar (corpus and training settings) and the navigation; each page lives in
-``app_pages/`` and only reads widgets, calls cached builders and renders.
-
-The page folder is not called ``pages/``: Streamlit treats a ``pages/`` folder
-next to the entry script as its legacy multipage app until ``st.navigation``
-has run once in the process, so on a freshly started server a shared link
-such as ``/lessons`` would run the page script alone, without this file.
+Run with ``streamlit run app.py``. The app is Streamlit's classic multipage
+layout: this file is the first page (Train), ``pages/*.py`` are the others, and
+every page script starts with :func:`ui.layout.setup_page` (page config,
+preload, sidebar, navigation). Page scripts only read widgets, call cached
+builders and render.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from ui import sidebar
-from ui.cache import start_preload
+from bpe_core import BPEError
+from ui import sidebar, state
+from ui.cache import session_trained
+from ui.layout import setup_page
+from ui.player import step_player
+from ui.step_view import render_step
+from viz.markdown import plain
+from viz.train_tables import compact, corpus_summary
 
-# The page icon, served by the app itself (a material icon would be fetched from Google's fonts).
-# A comment, not a string: Streamlit's magic would draw a bare string on every page.
-ICON = Path(__file__).parent / "ui" / "icon.png"
+setup_page("Train")
+corpus, settings = sidebar.applied()
+st.title("Train: watch BPE learn its merges")
+try:
+    result = session_trained(corpus, settings)
+except (BPEError, TypeError) as exc:
+    st.error(f"Cannot train on {plain(corpus.name)}: {plain(exc)}")
+    st.stop()
+st.session_state[state.RESULT] = result
 
-st.set_page_config(page_title="BPE Explorer", page_icon=str(ICON), layout="wide")
+summary = corpus_summary(result)
+cols = st.columns(len(summary))
+for col, (name, value) in zip(cols, summary.items()):
+    col.metric(name, compact(value), help=f"{value:,}" if compact(value) != f"{value:,}" else None)
+if result.stop_reason:
+    st.info(plain(result.stop_reason))
+if result.num_merges == 0:
+    if result.stop_reason:
+        st.warning("No merge was learned: see above why training stopped.")
+    else:
+        st.warning(
+            "No merge was learned: the budget allows none (0 merges, or a vocabulary size equal to the base "
+            f"alphabet of {len(result.vocab):,}). Raise the budget in the sidebar."
+        )
+    st.stop()
 
-pages = [
-    st.Page("app_pages/train.py", title="Train", icon=":material/model_training:", url_path="train", default=True),
-    st.Page("app_pages/encode.py", title="Encode", icon=":material/text_fields:", url_path="encode"),
-    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page("app_pages/lessons.py", title="Lessons", icon=":material/school:", url_path="lessons"),
-]
-navigation = st.navigation(pages, position="top")
-start_preload()
-sidebar.render()
-navigation.run()
+step_player(
+    result.num_merges,
+    lambda step: render_step(st.session_state[state.RESULT], step),
+    keys=state.TRAIN_PLAYER,
+    source=(corpus.digest, settings),
+)

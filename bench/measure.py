@@ -175,7 +175,7 @@ def machine_facts() -> dict[str, str]:
         usable = os.cpu_count() or 0
     mem = read_meminfo_mb("MemTotal")
     commit = _git("rev-parse", "--short", "HEAD")
-    if _git("status", "--porcelain", "--", "bpe_core", "app.py", "app_pages", "ui", "viz"):
+    if _git("status", "--porcelain", "--", "bpe_core", "app.py", "pages", "ui", "viz"):
         commit += " (with uncommitted changes)"
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

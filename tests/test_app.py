@@ -28,7 +28,7 @@ def fresh() -> AppTest:
 
 
 def opened_link(params: dict[str, str], page: str | None = None) -> AppTest:
-    """A new session opened from a shared link: ``page`` (e.g. ``app_pages/encode.py``) with ``params``."""
+    """A new session opened from a shared link: ``page`` (e.g. ``pages/encode.py``) with ``params``."""
     at = AppTest.from_file(APP, default_timeout=120)
     if page is not None:
         at.switch_page(page)
@@ -224,7 +224,7 @@ def test_byte_level_gpt2_training(at):
 
 
 def encode_page(at: AppTest) -> AppTest:
-    at.switch_page("app_pages/encode.py").run()
+    at.switch_page("pages/encode.py").run()
     assert not at.exception
     return at
 
@@ -335,7 +335,7 @@ def test_encode_link_opens_the_same_frame():
             state.ENCODE_FALLBACK: "bytes",
             state.ENCODE_TOKENIZER: "Trained here",
         },
-        "app_pages/encode.py",
+        "pages/encode.py",
     )
     assert at.text_area(key=state.ENCODE_TEXT).value == "the lowest"
     assert at.radio(key=state.ENCODE_ORDER).value == "sequential"
@@ -363,7 +363,7 @@ def test_encode_hostile_text_is_plain_text(at):
 
 
 def compare_page(at: AppTest) -> AppTest:
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/compare.py").run()
     assert not at.exception
     return at
 
@@ -426,7 +426,7 @@ def test_compare_link_opens_the_same_frame():
             state.CMP_SWITCH_CORPUS: "aaabdaaabac (byte, none)",
             state.CMP_SWITCH_RULE: "hf_tokenizers",
         },
-        "app_pages/compare.py",
+        "pages/compare.py",
     )
     assert at.segmented_control(key=state.CMP_METRIC).value == "tokens per character"
     assert at.selectbox(key=state.CMP_HELD_OUT).value == "UDHR in 84 languages + emoji (1.7 MB)"
@@ -446,7 +446,7 @@ def test_compare_link_opens_the_same_frame():
 
 
 def lesson(at: AppTest, title: str) -> AppTest:
-    at.switch_page("app_pages/lessons.py").run()
+    at.switch_page("pages/lessons.py").run()
     at.pills(key=state.LESSON).set_value(title).run()
     assert not at.exception
     assert at.header[0].value == title
@@ -578,7 +578,7 @@ def test_lesson_vocab_tradeoff(at):
 
 def test_lesson_link_restores_the_merge_count():
     at = opened_link(
-        {state.LESSON: "8. Vocabulary size trade-off", state.lesson_key(8, "merges"): "100"}, "app_pages/lessons.py"
+        {state.LESSON: "8. Vocabulary size trade-off", state.lesson_key(8, "merges"): "100"}, "pages/lessons.py"
     )
     assert at.number_input(key=state.lesson_key(8, "merges")).value == 100
     assert chart_traces(at, 0)[0]["x"][-1] == 356

@@ -105,18 +105,37 @@ def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 15.0) -> int:
     return last
 
 
-def test_shared_link_on_a_fresh_server(browser, app_url):
-    """The first request to a new server is a deep link with query parameters: it must open that frame."""
-    context = browser.new_context(viewport={"width": 1440, "height": 1200})
-    pg = context.new_page()
-    pg.goto(app_url + "/lessons?lesson=3.+Blocked+merge")
-    pg.get_by_role("heading", name="3. Blocked merge").wait_for(timeout=60_000)
-    pg.get_by_text("Learned rules").wait_for()
-    pg.locator(".bpe-fallback").first.wait_for()
-    assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
-    pg.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()  # the sidebar from app.py is there
-    _shot(pg, "lesson-deep-link")
-    context.close()
+DEEP_LINKS = {
+    "train": ("/?train_step=5", "Merge 5 of 200"),
+    "encode": ("/encode?encode_text=lowest+newer", "Round trip holds"),
+    "compare": ("/compare?cmp_n=3", "C: trailing_space/char"),
+    "lessons": ("/lessons?lesson=3.+Blocked+merge", "3. Blocked merge"),
+}
+"""For each page: a shared link with query parameters, and a text only that frame shows."""
+
+
+@pytest.mark.parametrize("name", list(DEEP_LINKS))
+def test_shared_link_on_a_fresh_server(browser, name):
+    """The first request to a new server is a deep link with query parameters: it must open that frame,
+    with the navigation (and, except on Lessons, the training sidebar) drawn by the shared set-up."""
+    path, expected = DEEP_LINKS[name]
+    ARTIFACTS.mkdir(exist_ok=True)
+    with open(ARTIFACTS / f"streamlit-{name}.log", "w") as log, running_app(log=log, timeout=60) as url:
+        context = browser.new_context(viewport={"width": 1440, "height": 1200})
+        pg = context.new_page()
+        pg.goto(url + path)
+        pg.get_by_text(expected).first.wait_for(timeout=60_000)
+        for title in ("Train", "Encode", "Compare", "Lessons"):
+            pg.get_by_role("link", name=title).first.wait_for()
+        if name == "lessons":
+            pg.get_by_text("Learned rules").wait_for()
+            pg.locator(".bpe-fallback").first.wait_for()
+            assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
+            assert pg.get_by_text("Applied with Train").count() == 0  # Lessons hide the training sidebar
+        else:
+            pg.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()  # the sidebar is there
+        _shot(pg, f"deep-link-{name}")
+        context.close()
 
 
 def test_train_page_steps_and_plays(page):

@@ -136,6 +136,7 @@ def render() -> None:
                     height=160,
                     max_chars=MAX_PASTE_CHARS,
                     placeholder="Paste a paragraph, a page or a whole book…",
+                    persist_state="session",  # kept while a page without this sidebar (Lessons) is open
                 )
             elif source == "Upload":
                 st.file_uploader(

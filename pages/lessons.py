@@ -5,8 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import state
+from ui.layout import setup_page
 from ui.lessons import LESSONS
 
+setup_page("Lessons", training_sidebar=False)
 st.title("Lessons")
 titles = [lesson.title for lesson in LESSONS]
 

@@ -18,6 +18,7 @@ from ui.cache import (
     uploaded_exports,
     uploaded_tokenizer,
 )
+from ui.layout import setup_page
 from viz.encode_views import blocked_frame, fallbacks_frame, piece_label, rule_steps_frame
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
@@ -31,6 +32,7 @@ MAX_IDS = 5_000
 MAX_SYMBOLS = 300
 BIND = "query-params"
 
+setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
 choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)

@@ -8,6 +8,7 @@ from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEE
 from ui import sidebar, state
 from ui.cache import held_out_counts, sample_text, trained
 from ui.corpus import SAMPLES, shares_text
+from ui.layout import setup_page
 from ui.settings import TrainSettings
 from viz.compare import (
     METRICS,
@@ -44,6 +45,7 @@ MAX_DRAWN = 500
 MAX_UNIQUE = 30
 BIND = "query-params"
 
+setup_page("Compare")
 st.title("Compare: what changes what BPE learns")
 corpus, base = sidebar.applied()
 st.caption(f"All runs train on **{plain(corpus.name)}** ({len(corpus.text):,} characters), chosen in the sidebar.")

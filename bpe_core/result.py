@@ -290,6 +290,21 @@ class TrainResult:
         s = self.symbol_strings
         return [(s[a], s[b]) for a, b in self._ranked(k, self.log.counts[k])[0]]
 
+    def ties_at(self, k: int) -> list[tuple[Pair, str]]:
+        """Every tied pair before merge ``k`` with its tie key, in :meth:`tied_at` order.
+
+        ``steps[k].tie_keys`` describes the first ``max_tied`` of them; this
+        describes all (``"first seen in word #2 'newer' at offset 3"``, or the
+        strings or ids the rule compared).
+
+        Raises:
+            ValueError: ``k`` out of range, or the run was made with ``trace=False``.
+        """
+        self._check_merge(k)
+        ordered, seen = self._ranked(k, self.log.counts[k])
+        s, hf, rule = self.symbol_strings, self.hf_ranks, tie_rule(self.config.tie_break)
+        return [((s[a], s[b]), rule.describe(s, hf, a, b, seen.get((a, b)))) for a, b in ordered]
+
     def _ranked(self, k: int, floor: int) -> tuple[list[tuple[int, int]], dict[tuple[int, int], FirstSeen]]:
         """The pairs counting at least ``floor`` before merge ``k``, best first by count then tie rule.
 
@@ -298,7 +313,13 @@ class TrainResult:
         counts = self._counts(k)
         pairs = [divmod(key, SHIFT) for key, c in counts.items() if c >= floor]
         rule = tie_rule(self.config.tie_break)
-        seen = {pair: self._first_seen(pair, k) for pair in pairs} if rule.positional else {}
+        seen: dict[tuple[int, int], FirstSeen] = {}
+        if rule.positional:
+            memo = self.__dict__.setdefault("_seen_memo", OrderedDict())
+            known = memo.pop(k, {})
+            memo[k] = seen = {pair: known.get(pair) or self._first_seen(pair, k) for pair in pairs}
+            if len(memo) > 2:
+                memo.popitem(last=False)
         by_count: dict[int, list[tuple[int, int]]] = {}
         for pair in pairs:
             by_count.setdefault(counts[pair[0] * SHIFT + pair[1]], []).append(pair)
@@ -321,26 +342,37 @@ class TrainResult:
         """The corpus layout's base symbols as one string (``chr`` of each id), for ``str.find``."""
         return "".join(map(chr, self._trace().layout.initial))
 
+    @cached_property
+    def _born(self) -> dict[int, int]:
+        """Merged token id -> the merge that made it (base symbols are absent)."""
+        return {new: k for k, (_a, _b, new) in enumerate(self.log.merge_ids)}
+
     def _first_seen(self, pair: tuple[int, int], k: int) -> FirstSeen:
         """Where ``pair`` first occurs after ``k`` merges, words in corpus order, each left to right.
 
-        Finds each place the pair's base symbols are spelled out (``str.find``
-        on the layout) and keeps the first where, after ``k`` merges, the two
-        tokens stand exactly there.
+        Looks where the pair's base symbols are spelled out (``str.find`` on
+        the layout) for the first place where, after ``k`` merges, the two
+        tokens stand exactly there. A pair holding a merged token can only be in
+        the words rewritten by the later of the merges that made its tokens (the
+        token did not exist before), so only those words are searched.
         """
-        layout = self._trace().layout
+        trace = self._trace()
+        layout, starts = trace.layout, trace.layout.starts
         x, y = pair
+        made = max(self._born.get(x, -1), self._born.get(y, -1))
+        words = trace.rewritten(made) if made >= 0 else range(len(self.words))
         left, right = self._spelled[x], self._spelled[y]
-        needle, width = left + right, len(left)
-        text, starts = self._layout_text, layout.starts
-        at = text.find(needle)
-        while at >= 0:
-            w = layout.word_of(at)
-            end = starts[w + 1]
-            if at + len(needle) <= end and layout.holds(at, width, x, end, k):
-                if layout.holds(at + width, len(right), y, end, k):
-                    return FirstSeen(w, self.words[w][0], at - starts[w], at)
-            at = text.find(needle, at + 1)
+        needle, width, text = left + right, len(left), self._layout_text
+        for w in words if made >= 0 else (None,):
+            lo, hi = (starts[w], starts[w + 1]) if w is not None else (0, len(text))
+            at = text.find(needle, lo, hi)
+            while at >= 0:
+                v = layout.word_of(at) if w is None else w
+                end = starts[v + 1]
+                if at + len(needle) <= end and layout.holds(at, width, x, end, k):
+                    if layout.holds(at + width, len(right), y, end, k):
+                        return FirstSeen(v, self.words[v][0], at - starts[v], at)
+                at = text.find(needle, at + 1, hi)
         raise AssertionError(f"pair {pair} is not in the corpus after {k} merges")
 
     def segmentation(self, word: int, k: int) -> tuple[str, ...]:

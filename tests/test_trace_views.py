@@ -44,6 +44,7 @@ def test_lazy_steps_equal_a_recount(corpora, name, rule):
         assert lazy.top_pairs == step.top_pairs
         assert (lazy.tied, lazy.tie_keys, lazy.num_tied) == (step.tied, step.tie_keys, step.num_tied)
         assert r.tied_at(k) == list(step.tied)
+        assert r.ties_at(k) == list(zip(step.tied, step.tie_keys))
         assert r.word_changes(k) == changes
         assert [w for w in lazy.words if not w.excerpt] == [w for w in step.words if len(w.after) <= 64]
         assert lazy == step or any(w.excerpt for w in lazy.words)

@@ -4,12 +4,26 @@ Training (:func:`train`) follows Sennrich et al. 2016, Algorithm 1, with an
 incremental pair index, and records every merge; encoding
 (:class:`Tokenizer`) replays a merge table and records every rule application.
 The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read.
+:func:`merge_tree` shows where a token comes from (:mod:`bpe_core.provenance`);
+:func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
+worked example against what BPE really does (:mod:`bpe_core.checking`).
 """
 
 from .byte_level import bytes_to_unicode, unicode_to_bytes
+from .checking import (
+    CheckSettings,
+    ClaimError,
+    ClaimStep,
+    EncodingCheck,
+    MergeCheck,
+    check_encoding,
+    check_merges,
+    find_settings,
+)
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
 from .pretokenize import PRETOKENIZERS, pretokenize
+from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
 from .symbols import END_OF_WORD, MARKER, UNITS
 from .tiebreak import TIE_BREAKS
@@ -32,15 +46,22 @@ __all__ = [
     "BPEError",
     "BlockedRule",
     "BudgetError",
+    "CheckSettings",
+    "ClaimError",
+    "ClaimStep",
+    "CorpusPlace",
     "END_OF_WORD",
     "EmptyCorpusError",
     "EncodeTrace",
+    "EncodingCheck",
     "FALLBACKS",
     "Fallback",
     "MARKER",
+    "MergeCheck",
     "MergeStep",
     "MergeSummary",
     "MergeTableError",
+    "MergeTree",
     "ORDERS",
     "OptionError",
     "OrderDifference",
@@ -56,6 +77,10 @@ __all__ = [
     "UNITS",
     "WordChange",
     "bytes_to_unicode",
+    "check_encoding",
+    "check_merges",
+    "find_settings",
+    "merge_tree",
     "pretokenize",
     "train",
     "unicode_to_bytes",

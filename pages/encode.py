@@ -19,6 +19,7 @@ from ui.cache import (
     uploaded_tokenizer,
 )
 from ui.layout import setup_page
+from ui.provenance import token_picker
 from viz.encode_views import blocked_frame, fallbacks_frame, piece_label, rule_steps_frame
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
@@ -113,6 +114,7 @@ st.caption(
     "⟨U+200D ZWJ⟩: a character that draws nothing; ◌: the base a lone combining mark sits on. "
     "Hover a token for its vocabulary string and id."
 )
+token_picker(session_trained(corpus, settings) if choice == TRAINED else tokenizer, ids, key=state.ENCODE_TREE)
 
 cols = st.columns(len(enc.stats))
 for col, (name, value) in zip(cols, enc.stats.items()):

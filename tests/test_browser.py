@@ -110,6 +110,8 @@ DEEP_LINKS = {
     "encode": ("/encode?encode_text=lowest+newer", "Round trip holds"),
     "compare": ("/compare?cmp_n=3", "C: trailing_space/char"),
     "lessons": ("/lessons?lesson=3.+Blocked+merge", "3. Blocked merge"),
+    "provenance": ("/provenance?tree_tokenizer=GPT-2&token=262", "is built from 4 base symbols by 3 merges"),
+    "check": ("/check?check_pretokenizer=whitespace+%28no+%3C%2Fw%3E%29", "All 5 claimed merges hold"),
 }
 """For each page: a shared link with query parameters, and a text only that frame shows."""
 

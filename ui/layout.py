@@ -43,6 +43,8 @@ PAGES: tuple[PageLink, ...] = (
     PageLink("pages/encode.py", "Encode", ":material/text_fields:"),
     PageLink("pages/compare.py", "Compare", ":material/compare_arrows:"),
     PageLink("pages/lessons.py", "Lessons", ":material/school:"),
+    PageLink("pages/provenance.py", "Token trees", ":material/account_tree:"),
+    PageLink("pages/check.py", "Check an example", ":material/fact_check:"),
 )
 """The navigation, in order. A new page: add its script to ``pages/`` and a row here."""
 

@@ -118,3 +118,27 @@ def lesson_key(lesson: int, field: str) -> str:
 def lesson_player(lesson: int) -> PlayerKeys:
     """The keys of lesson ``lesson``'s step player (``lesson1_step``, ``lesson1_next``, ...)."""
     return player_keys(f"lesson{lesson}")
+
+
+# Provenance: token trees (the Token trees page and the Encode page's token picker)
+TREE_TOKENIZER = "tree_tokenizer"
+TREE_SEARCH = "tree_search"
+TREE_TABLE = "tree_table"
+TREE_ROWS = "tree_rows"
+TREE_TOKEN = "tree_token"
+TREE_FROM = "tree_from"
+TREE_NODE = "tree_node"
+ENCODE_TREE = "encode_tree"
+GO_TRAIN = "go_train"
+"""Set by a "open the Train page" button's callback; the page then switches to Train."""
+
+# Check an example
+CHECK_CORPUS = "check_corpus"
+CHECK_KIND = "check_kind"
+CHECK_CLAIM = "check_claim"
+CHECK_PRETOKENIZER = "check_pretokenizer"
+CHECK_TIE_BREAK = "check_tie_break"
+CHECK_MIN_FREQUENCY = "check_min_frequency"
+CHECK_WORD = "check_word"
+CHECK_MERGES = "check_merges"
+CHECK_STEPS = "check_steps"

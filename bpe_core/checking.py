@@ -1,0 +1,493 @@
+"""Check a worked example: does a printed merge table or step-by-step encoding hold for its corpus?
+
+Textbooks and blog posts print BPE merge tables and encodings that are often
+wrong for the corpus they show: a table computed without the end-of-word
+marker beside a corpus written with ``</w>``, a tie broken by another rule than
+the one the text names, a step trace that merges one occurrence at a time where
+the code merges all. These functions say exactly where a claim holds:
+
+* :func:`check_merges` trains on the corpus with the given settings
+  (Sennrich et al. 2016, Algorithm 1, as :func:`bpe_core.train` does) and
+  compares the claimed merges, and counts if given, step by step;
+* :func:`find_settings` tries every combination of pre-tokenizer, tie rule and
+  minimum frequency and lists those under which the whole claim holds;
+* :func:`check_encoding` replays a merge table on one word in the three ways
+  tokenizers apply tables and compares a claimed sequence of states.
+
+:func:`parse_claimed` and :func:`parse_word_counts` read the line formats a
+user pastes (``e s 9`` and ``low 5``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from .corpus import Corpus
+from .encoder import Tokenizer
+from .errors import BPEError, OptionError
+from .result import TrainResult
+from .trace import Pair
+from .trainer import train
+
+Claim = Sequence[Pair | tuple[Pair, int | None]]
+"""Claimed merges: ``[("e", "s"), ...]``, or with counts ``[(("e", "s"), 9), ...]``."""
+
+PRETOKENIZER_CHOICES: tuple[tuple[str, str], ...] = (
+    ("whitespace_eow", "separate"),
+    ("whitespace_eow", "attached"),
+    ("whitespace", "separate"),
+    ("trailing_space", "separate"),
+    ("gpt2", "separate"),
+    ("none", "separate"),
+)
+"""The ``(pretokenizer, end_of_word)`` combinations :func:`find_settings` tries (``end_of_word`` only
+matters for ``whitespace_eow``)."""
+
+TIE_RULES: tuple[str, ...] = ("first_seen", "alphabetical", "subword_nmt", "hf_tokenizers")
+"""The tie rules :func:`find_settings` tries (see :mod:`bpe_core.tiebreak`)."""
+
+MIN_FREQUENCIES: tuple[int, ...] = (1, 2)
+"""The minimum frequencies :func:`find_settings` tries."""
+
+APPLY_ORDERS: dict[str, str] = {
+    "rank": "rank order, every occurrence of the lowest-ranked pair at once (GPT-2 encoder.py)",
+    "sequential": "the table once, in learned order, each rule on every occurrence (the training loop)",
+    "leftmost": "rank order, one occurrence at a time, leftmost first (tiktoken, Hugging Face)",
+}
+"""The ways :func:`check_encoding` applies a table, with a one-line description each."""
+
+_SETTING_NAMES = frozenset({"pretokenizer", "unit", "end_of_word", "tie_break", "min_frequency", "special_tokens"})
+
+
+class ClaimError(BPEError):
+    """A claimed merge, count, encoding step or word-count line cannot be read (the message names it)."""
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """One combination of training settings under which a claim was checked.
+
+    Attributes:
+        pretokenizer, end_of_word, tie_break, min_frequency, unit: as for :func:`bpe_core.train`.
+    """
+
+    pretokenizer: str
+    end_of_word: str
+    tie_break: str
+    min_frequency: int
+    unit: str = "char"
+
+    def kwargs(self) -> dict[str, object]:
+        """Keyword arguments for :func:`bpe_core.train` / :func:`check_merges`."""
+        return {
+            "pretokenizer": self.pretokenizer,
+            "end_of_word": self.end_of_word,
+            "tie_break": self.tie_break,
+            "min_frequency": self.min_frequency,
+            "unit": self.unit,
+        }
+
+    def label(self) -> str:
+        """A short description: ``whitespace_eow (</w> separate), first_seen, min frequency 2``."""
+        pre = self.pretokenizer
+        if pre == "whitespace_eow":
+            pre += f" (</w> {self.end_of_word})"
+        elif pre == "whitespace":
+            pre += " (no </w>)"
+        return f"{pre}, {self.tie_break}, min frequency {self.min_frequency}"
+
+
+@dataclass(frozen=True)
+class ClaimStep:
+    """One claimed merge next to the merge training really made at that step.
+
+    Attributes:
+        index: the step, 0-based (the merge rank).
+        claimed: the claimed pair.
+        claimed_count: the count the claim printed, or ``None``.
+        actual: the pair training merged at this step (``None``: training had stopped).
+        actual_count: that pair's count before the merge (``None`` when training had stopped).
+        claimed_pair_count: the true count of the claimed pair before this step (0 if absent).
+        ok: the claimed pair is the actual one, and the claimed count (if any) is its count.
+        top_pairs: the true highest pair counts before this step, ``((pair, count), ...)``,
+            best first (empty when training had stopped).
+        num_tied: how many pairs shared the winning count (1: no tie).
+    """
+
+    index: int
+    claimed: Pair
+    claimed_count: int | None
+    actual: Pair | None
+    actual_count: int | None
+    claimed_pair_count: int
+    ok: bool
+    top_pairs: tuple[tuple[Pair, int], ...]
+    num_tied: int
+
+    def reason(self) -> str:
+        """One sentence on this step: why it holds, or what training did instead."""
+        claimed = _show_pair(self.claimed)
+        if self.actual is None:
+            return f"training had stopped: no pair was left with the minimum frequency, but {claimed} is claimed"
+        if self.ok:
+            tie = f", winning a {self.num_tied}-way tie" if self.num_tied > 1 else ""
+            return f"{claimed} holds: it has the highest count, {self.actual_count}{tie}"
+        actual = f"{_show_pair(self.actual)} with {self.actual_count}"
+        if self.claimed == self.actual:
+            return f"the pair is right but its count is {self.actual_count}, not {self.claimed_count}"
+        if self.claimed_pair_count == self.actual_count:
+            return f"{claimed} also has {self.claimed_pair_count} but loses the tie to {actual}"
+        return f"{claimed} has {self.claimed_pair_count}, but the merge here is {actual}"
+
+
+@dataclass(frozen=True)
+class MergeCheck:
+    """The verdict of :func:`check_merges`.
+
+    Attributes:
+        settings: the training settings used (``train`` keyword arguments).
+        steps: one :class:`ClaimStep` per claimed merge, in order.
+        first_wrong: the index of the first step whose pair (or claimed count)
+            differs, or ``None`` when the whole claim holds.
+        stop_reason: why training learned fewer merges than claimed, else ``None``.
+    """
+
+    settings: tuple[tuple[str, object], ...]
+    steps: tuple[ClaimStep, ...]
+    first_wrong: int | None
+    stop_reason: str | None
+
+    @property
+    def holds(self) -> bool:
+        """True when every claimed merge (and count) is what training does."""
+        return self.first_wrong is None
+
+
+@dataclass(frozen=True)
+class EncodingCheck:
+    """The verdict of :func:`check_encoding`.
+
+    Attributes:
+        word: the word encoded.
+        claimed: the claimed states, initial symbols first.
+        states_by_order: for each way in :data:`APPLY_ORDERS`, the true states,
+            initial symbols first, one state per merge.
+        first_wrong_by_order: for each way, the index of the first claimed state
+            that differs (``len(claimed)`` when the claim stops while a merge
+            still applies), or ``None`` when the whole claim holds.
+    """
+
+    word: str
+    claimed: tuple[tuple[str, ...], ...]
+    states_by_order: dict[str, tuple[tuple[str, ...], ...]]
+    first_wrong_by_order: dict[str, int | None]
+
+    @property
+    def holding(self) -> list[str]:
+        """The ways of applying the table under which the whole claim holds."""
+        return [order for order, wrong in self.first_wrong_by_order.items() if wrong is None]
+
+
+# ---------------------------------------------------------------- merges
+
+
+def check_merges(corpus: Corpus, claimed: Claim, **settings: object) -> MergeCheck:
+    """Compare claimed merges (and counts) with what BPE training learns on ``corpus``.
+
+    Training runs once for ``len(claimed)`` merges with ``settings``; step ``i``
+    compares claimed merge ``i`` with the merge learned at rank ``i``, and its
+    count if the claim gives one. Steps after the first wrong one are still
+    compared with the true run (whose state no longer matches the claim's).
+
+    Args:
+        corpus: text, or word counts ``{"low": 5, ...}`` (taken as pre-tokenized).
+        claimed: ``[("e", "s"), ...]`` or ``[(("e", "s"), 9), ...]`` (a count of
+            ``None`` is not checked). Symbols are display strings: ``</w>`` for the
+            marker, ``est</w>`` for a token ending a word.
+        **settings: ``pretokenizer``, ``unit``, ``end_of_word``, ``tie_break``,
+            ``min_frequency``, ``special_tokens``, as for :func:`bpe_core.train`
+            (same defaults).
+
+    Returns:
+        A :class:`MergeCheck`; ``first_wrong`` is ``None`` when all holds.
+
+    Raises:
+        ClaimError: an empty claim, or a claimed merge that is not a pair of
+            non-empty strings (with an optional non-negative int count).
+        OptionError: an unknown setting name or value.
+        EmptyCorpusError, TypeError: a corpus ``train`` refuses.
+    """
+    pairs = _claim_pairs(claimed)
+    unknown = set(settings) - _SETTING_NAMES
+    if unknown:
+        raise OptionError(
+            f"unknown setting(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(_SETTING_NAMES))}"
+        )
+    result = train(corpus, num_merges=len(pairs), top_k=10, max_tied=1, trace_words=0, **settings)  # type: ignore[arg-type]
+    return _compare(result, pairs, tuple(sorted(settings.items())))
+
+
+def _compare(result: TrainResult, pairs: list[tuple[Pair, int | None]], settings: tuple) -> MergeCheck:
+    """Step the claim against a training run of at least as many merges (or one that stopped early)."""
+    steps = []
+    first_wrong = None
+    for i, (pair, count) in enumerate(pairs):
+        if i < result.num_merges:
+            step = result.steps[i]
+            counts = result.pair_counts_at(i)
+            ok = step.pair == pair and (count is None or count == step.count)
+            steps.append(
+                ClaimStep(i, pair, count, step.pair, step.count, counts.get(pair, 0), ok, step.top_pairs, step.num_tied)
+            )
+        else:
+            ok = False
+            steps.append(ClaimStep(i, pair, count, None, None, 0, False, (), 0))
+        if not ok and first_wrong is None:
+            first_wrong = i
+    return MergeCheck(settings, tuple(steps), first_wrong, result.stop_reason)
+
+
+def find_settings(
+    corpus: Corpus,
+    claimed: Claim,
+    *,
+    unit: str = "char",
+    special_tokens: Sequence[str] = (),
+) -> list[CheckSettings]:
+    """Every combination of settings under which the whole claim holds.
+
+    Tries each ``(pretokenizer, end_of_word)`` of :data:`PRETOKENIZER_CHOICES`,
+    each tie rule of :data:`TIE_RULES` and each minimum frequency of
+    :data:`MIN_FREQUENCIES` (one training per pre-tokenizer and tie rule: a
+    higher minimum frequency only stops the same run earlier). With word counts
+    as the corpus, the words are taken as already pre-tokenized, so only the
+    end-of-word marker tells the pre-tokenizers apart.
+
+    Args:
+        corpus: text or word counts, as for :func:`check_merges`.
+        claimed: as for :func:`check_merges`.
+        unit: ``"char"`` or ``"byte"``.
+        special_tokens: as for :func:`bpe_core.train`.
+
+    Returns:
+        The matching :class:`CheckSettings`, in the order tried (empty if none).
+
+    Raises:
+        ClaimError, EmptyCorpusError, TypeError: as :func:`check_merges`.
+    """
+    pairs = _claim_pairs(claimed)
+    found = []
+    for (pre, eow), rule in product(PRETOKENIZER_CHOICES, TIE_RULES):
+        result = train(
+            corpus,
+            num_merges=len(pairs),
+            pretokenizer=pre,
+            end_of_word=eow,
+            tie_break=rule,
+            min_frequency=1,
+            unit=unit,
+            special_tokens=tuple(special_tokens),
+            top_k=1,
+            max_tied=1,
+            trace_words=0,
+        )
+        report = _compare(result, pairs, ())
+        if report.holds:
+            lowest = min(step.actual_count or 0 for step in report.steps)
+            found.extend(CheckSettings(pre, eow, rule, m, unit) for m in MIN_FREQUENCIES if lowest >= m)
+    return found
+
+
+def _claim_pairs(claimed: Claim) -> list[tuple[Pair, int | None]]:
+    """Normalise a claim to ``[(pair, count or None), ...]``, checking every entry."""
+    if isinstance(claimed, (str, bytes)) or not isinstance(claimed, Iterable):
+        raise ClaimError("the claim must be a list of pairs such as [('e', 's'), ('es', 't')]")
+    out: list[tuple[Pair, int | None]] = []
+    for n, item in enumerate(claimed):
+        count = None
+        if isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], (tuple, list)):
+            item, count = item
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and all(isinstance(s, str) and s for s in item)):
+            raise ClaimError(f"claimed merge {n + 1} ({item!r}) is not a pair of two non-empty strings")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+            raise ClaimError(f"claimed merge {n + 1}: the count {count!r} is not a non-negative integer")
+        out.append(((item[0], item[1]), count))
+    if not out:
+        raise ClaimError("the claim holds no merge: give at least one pair")
+    return out
+
+
+def _show_pair(pair: Pair) -> str:
+    return f"({pair[0]}, {pair[1]})"
+
+
+# ---------------------------------------------------------------- encodings
+
+
+def check_encoding(
+    merges: Sequence[Pair] | Tokenizer,
+    word: str,
+    claimed_steps: Sequence[Sequence[str] | str],
+    **settings: object,
+) -> EncodingCheck:
+    """Compare a claimed step-by-step encoding of one word with the three ways of applying a table.
+
+    The ways (:data:`APPLY_ORDERS`): ``rank``, repeatedly merge every occurrence of
+    the lowest-ranked adjacent pair (GPT-2 ``encoder.py`` ``bpe()``); ``sequential``,
+    the table once in learned order, each rule on all its occurrences (the loop of
+    Sennrich et al. 2016, Algorithm 1, replayed); ``leftmost``, the lowest-ranked
+    pair's leftmost occurrence only, one merge per state (Hugging Face
+    ``Word::merge_all``; tiktoken ``_byte_pair_merge`` merges the same way by bytes).
+    All three end in the same tokens on tables learned by BPE; their intermediate
+    states differ.
+
+    Args:
+        merges: the merge table ``[(left, right), ...]`` in rank order (display
+            strings, ``</w>`` for the marker), or a :class:`~bpe_core.Tokenizer`.
+        word: the word (one pre-token) to encode.
+        claimed_steps: the states the text prints, initial symbols first; each a
+            list of symbols or a string of symbols separated by spaces.
+        **settings: for a merge list, ``pretokenizer``, ``unit`` and ``end_of_word``
+            as for :meth:`bpe_core.Tokenizer.from_merges` (default
+            ``whitespace_eow``, ``char``, ``separate``).
+
+    Returns:
+        An :class:`EncodingCheck` with ``first_wrong_by_order`` for each way.
+
+    Raises:
+        ClaimError: no claimed state, an empty state, or a word that the
+            pre-tokenizer cuts into several pre-tokens (or none).
+        MergeTableError, OptionError: a table or setting ``from_merges`` refuses.
+    """
+    tokenizer = merges if isinstance(merges, Tokenizer) else Tokenizer.from_merges(merges, **settings)  # type: ignore[arg-type]
+    claimed = tuple(_state(n, s) for n, s in enumerate(claimed_steps))
+    if not claimed:
+        raise ClaimError("give at least the initial symbols of the word")
+    states = {order: _states(tokenizer, word, order) for order in ("rank", "sequential")}
+    states["leftmost"] = _leftmost_states(tokenizer, states["rank"][0])
+    wrong = {order: _first_wrong(claimed, states[order]) for order in APPLY_ORDERS}
+    return EncodingCheck(word, claimed, states, wrong)
+
+
+def _state(n: int, state: Sequence[str] | str) -> tuple[str, ...]:
+    symbols = tuple(state.split()) if isinstance(state, str) else tuple(state)
+    if not symbols or not all(isinstance(s, str) and s for s in symbols):
+        raise ClaimError(f"claimed state {n + 1} ({state!r}) is not a list of non-empty symbols")
+    return symbols
+
+
+def _states(tokenizer: Tokenizer, word: str, order: str) -> tuple[tuple[str, ...], ...]:
+    """The word's states under ``order``: initial symbols, then one state per rule applied."""
+    pieces = [p for p in tokenizer.encode_with_trace(word, order=order).pieces if not p.special]
+    if len(pieces) != 1:
+        raise ClaimError(
+            f"{word!r} is {len(pieces)} pre-tokens under {tokenizer.pretokenizer}; give one word (one pre-token)"
+        )
+    piece = pieces[0]
+    return (piece.initial, *(step.after for step in piece.steps))
+
+
+def _leftmost_states(tokenizer: Tokenizer, initial: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Rank order, one merge per state: the leftmost occurrence of the lowest-ranked adjacent pair."""
+    ranks: dict[Pair, int] = {}
+    for rank, pair in enumerate(tokenizer.merges):
+        ranks.setdefault(pair, rank)
+    state = list(initial)
+    out = [tuple(state)]
+    while True:
+        best = None
+        for i in range(len(state) - 1):
+            rank = ranks.get((state[i], state[i + 1]))
+            if rank is not None and (best is None or rank < best[0]):
+                best = (rank, i)
+        if best is None:
+            return tuple(out)
+        i = best[1]
+        state[i : i + 2] = [state[i] + state[i + 1]]
+        out.append(tuple(state))
+
+
+def _first_wrong(claimed: tuple[tuple[str, ...], ...], true: tuple[tuple[str, ...], ...]) -> int | None:
+    for i, state in enumerate(claimed):
+        if i >= len(true) or state != true[i]:
+            return i
+    return None if len(claimed) == len(true) else len(claimed)
+
+
+# ---------------------------------------------------------------- text boxes
+
+_CLAIM_LINE = re.compile(r"^\(\s*(\S+?)\s*,\s*(\S+?)\s*\)\s*[:=]?\s*(\d+)?$")
+_NUMBERED = re.compile(r"^\d+[.)]\s+")
+
+
+def parse_claimed(text: str) -> list[tuple[Pair, int | None]]:
+    """Read claimed merges, one per line: ``e s``, ``e s 9``, ``(e, s)`` or ``(e, s): 9``.
+
+    Blank lines and lines starting with ``#`` are skipped; a leading ``1.`` or
+    ``1)`` numbering is dropped.
+
+    Args:
+        text: the pasted lines.
+
+    Returns:
+        ``[((left, right), count or None), ...]``.
+
+    Raises:
+        ClaimError: a line that is none of these forms (naming the line), or no merge at all.
+    """
+    out: list[tuple[Pair, int | None]] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = _NUMBERED.sub("", raw.strip())
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split()
+        if not line.startswith("(") and (len(fields) == 2 or len(fields) == 3 and fields[2].isdigit()):
+            out.append(((fields[0], fields[1]), int(fields[2]) if len(fields) == 3 else None))
+            continue
+        match = _CLAIM_LINE.match(line)
+        if match is None:
+            raise ClaimError(f"line {n}: {raw.strip()[:60]!r} is not 'left right' or 'left right count'")
+        left, right, count = match.groups()
+        out.append(((left, right), int(count) if count is not None else None))
+    if not out:
+        raise ClaimError("no claimed merge: write one merge per line, such as 'e s' or 'e s 9'")
+    return out
+
+
+def parse_word_counts(text: str) -> dict[str, int]:
+    """Read word counts written ``low 5`` (one per line, or separated by commas).
+
+    Args:
+        text: the pasted counts.
+
+    Returns:
+        ``{word: count}`` in the order written (a repeated word's counts are added).
+
+    Raises:
+        ClaimError: an entry that is not a word followed by a positive integer
+            (naming it), or no entry at all.
+    """
+    counts: dict[str, int] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        for entry in raw.split(","):
+            fields = entry.split()
+            if not fields:
+                continue
+            if len(fields) != 2 or not fields[1].isdigit() or int(fields[1]) < 1:
+                raise ClaimError(f"line {n}: {entry.strip()[:60]!r} is not 'word count' with a positive count")
+            counts[fields[0]] = counts.get(fields[0], 0) + int(fields[1])
+    if not counts:
+        raise ClaimError("no word counts: write one 'word count' per line, such as 'low 5'")
+    return counts
+
+
+def looks_like_word_counts(text: str) -> bool:
+    """True when every non-blank entry of ``text`` reads as ``word count`` (see :func:`parse_word_counts`)."""
+    try:
+        parse_word_counts(text)
+    except ClaimError:
+        return False
+    return True

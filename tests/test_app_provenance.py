@@ -1,0 +1,194 @@
+"""AppTest: the Token trees page, Encode's token picker and the Check an example page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+
+from .test_app import APP, captions, opened_link, seen, subheaders
+
+TREES = "pages/provenance.py"
+CHECK = "pages/check.py"
+ENCODE = "pages/encode.py"
+
+
+def page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(path)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def icicle_labels(at: AppTest) -> list[str]:
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return spec["data"][0]["labels"]
+
+
+def errors(at: AppTest) -> list[str]:
+    return [seen(e.value) for e in at.error]
+
+
+# ----------------------------------------------------------------- Token trees
+
+
+def test_trees_page_opens_on_the_first_merge_of_the_trained_table():
+    at = page(TREES)
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["id", "token", "rank", "left", "right"]
+    assert table.iloc[0][["token", "rank", "left", "right"]].tolist() == ["e</w>", 0, "e", "</w>"]
+    assert "“e</w>” (id 57) is built from 2 base symbols by 1 merge (rank 0), 1 level deep." in captions(at)
+    assert icicle_labels(at) == ["e&lt;/w&gt;<br>rank 0", "e", "&lt;/w&gt;"]
+    assert "Merge list: all 200 rules." in captions(at)
+    # the trained table adds the training record and the link to the Train page
+    assert any(c.startswith("Merge 1 of the training: the pair had a count of 350.") for c in captions(at))
+    assert [b.label for b in at.button if b.key == "tree_train"] == ["Open the Train page at merge 1"]
+
+
+def test_trees_page_searches_gpt2():
+    at = page(TREES)
+    at.radio(key=state.TREE_TOKENIZER).set_value("GPT-2").run()
+    at.text_input(key=state.TREE_SEARCH).set_value(" the").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert table.iloc[0][["id", "token", "rank", "left", "right"]].tolist() == [262, "·the", 6, "·t", "he"]
+    assert "50 token(s) match, the exact one first." in captions(at)
+    assert "“·the” (id 262) is built from 4 base symbols by 3 merges (ranks 0 to 6), 2 levels deep." in captions(at)
+    assert icicle_labels(at) == ["·the<br>rank 6", "·t<br>rank 0", "·", "t", "he<br>rank 2", "h", "e"]
+    assert not [b for b in at.button if b.key == "tree_train"]  # no training behind GPT-2
+
+
+def test_trees_page_link_opens_a_cl100k_token_and_says_recovered():
+    at = opened_link({state.TREE_TOKENIZER: "cl100k_base", "token": "15339"}, TREES)
+    summary = next(c for c in captions(at) if c.startswith("“"))
+    assert summary.startswith("“hello” (id 15,339) is built from 5 base symbols")
+    assert "recovered" in summary
+
+
+def test_trees_page_unknown_id_is_a_message():
+    at = opened_link({"token": "999999"}, TREES)
+    assert any("out of range" in e for e in errors(at))
+
+
+def test_trees_page_shows_user_tokens_escaped():
+    at = page(TREES)
+    hostile = "<b>x</b> <b>x</b> <b>x</b>"
+    at.sidebar.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    at.sidebar.text_area(key=state.PASTE).set_value(hostile)
+    at.sidebar.number_input(key=state.MIN_FREQUENCY).set_value(1)
+    next(b for b in at.sidebar.button if b.label == "Train").click().run()
+    assert not at.exception
+    labels = icicle_labels(at)
+    assert all("<b>" not in label for label in labels) and any("&gt;" in label for label in labels)
+
+
+# ----------------------------------------------------------------- Encode's picker
+
+
+def test_encode_picker_draws_a_tree_and_opens_the_train_step():
+    at = page(ENCODE)
+    picker = at.pills(key=state.ENCODE_TREE)
+    assert picker.options[:3] == ["H (15)", "ell (136)", "o (44)"]
+    picker.set_value(136).run()
+    assert "“ell” (id 136) is built from 3 base symbols by 2 merges (ranks 15 to 79), 2 levels deep." in captions(at)
+    node = at.selectbox(key=f"{state.ENCODE_TREE}_view_{state.TREE_NODE}")
+    assert node.options == ["rank 15: l + l → ll", "rank 79: e + ll → ell"] and node.value == node.options[-1]
+    at.button(key=f"{state.ENCODE_TREE}_view_train").click().run()
+    assert not at.exception
+    assert subheaders(at)[0] == "Merge 80 of 200 (rank 79): “e” + “ll” → “ell”"
+
+
+def test_encode_picker_on_gpt2_has_no_train_link():
+    at = page(ENCODE)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("GPT-2").run()
+    at.pills(key=state.ENCODE_TREE).set_value(15496).run()  # 'Hello'
+    assert any(c.startswith("“Hello” (id 15,496) is built from 5 base symbols") for c in captions(at))
+    assert not [b for b in at.button if b.key and b.key.endswith("_train")]
+
+
+# ----------------------------------------------------------------- Check an example
+
+
+def test_check_page_golden_example():
+    at = page(CHECK)
+    assert errors(at) == ["The claim is wrong from merge 3: (l, o) has 7, but the merge here is (est, </w>) with 9."]
+    verdict = at.dataframe[0].value
+    assert verdict["holds"].tolist() == ["✓", "✓", "✗", "✗", "✗"]
+    assert verdict.iloc[2][["claimed", "true merge", "true count", "count of the claimed pair"]].tolist() == [
+        "l + o",
+        "est + </w>",
+        9,
+        7,
+    ]
+    top = at.dataframe[1].value
+    assert top.iloc[0].tolist() == ["est + </w>", 9, "merged here"]
+    assert top.iloc[1].tolist() == ["l + o", 7, "claimed"]
+    found = at.dataframe[2].value
+    assert found[["pre-tokenizer", "tie rule", "min frequency"]].values.tolist() == [
+        ["whitespace", "first_seen", 1],
+        ["whitespace", "first_seen", 2],
+    ]
+    assert "Read as word counts: 4 distinct words, 16 in all." in captions(at)
+    assert seen(at.markdown[-1].value) == "rank: holds; sequential: holds; leftmost: holds."
+
+
+def test_check_page_settings_link_opens_train_with_them():
+    at = page(CHECK)
+    at.button(key="check_open_0").click().run()
+    assert not at.exception
+    assert subheaders(at)[0] == "Merge 1 of 5 (rank 0): “e” + “s” → “es”"
+    applied = at.session_state[state.APPLIED_SETTINGS]
+    assert (applied.pretokenizer, applied.tie_break, applied.min_frequency, applied.budget) == (
+        "whitespace",
+        "first_seen",
+        1,
+        5,
+    )
+    assert at.session_state[state.APPLIED_CORPUS].text.startswith("low low low low low lower lower newest")
+
+
+def test_check_page_holds_without_the_marker():
+    at = page(CHECK)
+    at.selectbox(key=state.CHECK_PRETOKENIZER).set_value("whitespace (no </w>)").run()
+    assert [seen(s.value) for s in at.success] == ["All 5 claimed merges hold under these settings."]
+    assert not errors(at)
+
+
+def test_check_page_counts_and_bad_lines():
+    at = page(CHECK)
+    at.text_area(key=state.CHECK_CLAIM).set_value("e s 9\nes t 8").run()
+    assert errors(at)[0] == "The claim is wrong from merge 2: the pair is right but its count is 9, not 8."
+    at.text_area(key=state.CHECK_CLAIM).set_value("e s\ne s t u").run()
+    assert errors(at) == ["line 2: 'e s t u' is not 'left right' or 'left right count'"]
+    at.text_area(key=state.CHECK_CLAIM).set_value("e s").run()
+    at.radio(key=state.CHECK_KIND).set_value("Word counts").run()
+    at.text_area(key=state.CHECK_CORPUS).set_value("low 5\nlower two").run()
+    assert errors(at) == ["line 2: 'lower two' is not 'word count' with a positive count"]
+
+
+def test_check_page_text_corpus_and_encoding():
+    at = page(CHECK)
+    at.text_area(key=state.CHECK_CORPUS).set_value("ab ab ab cd").run()
+    at.radio(key=state.CHECK_KIND).set_value("Text").run()
+    at.text_area(key=state.CHECK_CLAIM).set_value("a b 2").run()
+    assert "Read as text: 11 characters." in captions(at)
+    assert errors(at)[0].startswith("The claim is wrong from merge 1: the pair is right but its count is")
+    at.text_input(key=state.CHECK_WORD).set_value("aaaa")
+    at.text_area(key=state.CHECK_CLAIM).set_value("a a\naa aa")
+    at.text_area(key=state.CHECK_STEPS).set_value("a a a a </w>\naa aa </w>\naaaa </w>").run()
+    assert seen(at.markdown[-1].value) == "rank: holds; sequential: holds; leftmost: wrong from state 1."
+    frame = at.dataframe[-1].value
+    assert frame["leftmost"].tolist()[1] == "✗ aa a a </w>"
+
+
+@pytest.mark.parametrize("hostile", ["![t](http://example.invalid/x.png) 5", "<script>alert(1)</script> 3"])
+def test_check_page_shows_user_text_as_text(hostile):
+    at = page(CHECK)
+    at.radio(key=state.CHECK_KIND).set_value("Word counts").run()
+    at.text_area(key=state.CHECK_CORPUS).set_value(hostile + "\nab 2").run()
+    assert not at.exception
+    assert all("<script>" not in e.value and "](http" not in e.value for e in at.error)

@@ -1,0 +1,148 @@
+"""Merge provenance: golden trees worked by hand, and the leaves property on every token of real tables."""
+
+from __future__ import annotations
+
+import pytest
+
+import bpe_core
+from bpe_core import TokenIdError, Tokenizer, train
+from bpe_core.formats import bundled
+from bpe_core.provenance import MergeTree, find_tokens, merge_tree
+
+LOW = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+
+
+def shape(tree: MergeTree) -> object:
+    """A tree as nested tuples of token strings, for golden comparisons."""
+    if tree.is_leaf:
+        return tree.token
+    return (tree.token, tree.rank, shape(tree.left), shape(tree.right))
+
+
+def test_textbook_tree_with_training_record():
+    """Merges on low/lower/newest/widest with </w>: (e,s) 9, (es,t) 9, (est,</w>) 9, ..., (ne,w) 6, (new,est</w>) 6."""
+    result = train(LOW, num_merges=10)
+    tree = bpe_core.merge_tree(result, result.vocab["newest</w>"])
+    assert shape(tree) == (
+        "newest</w>",
+        7,
+        ("new", 6, ("ne", 5, "n", "e"), "w"),
+        ("est</w>", 2, ("est", 1, ("es", 0, "e", "s"), "t"), "</w>"),
+    )
+    assert [leaf.token for leaf in tree.leaves()] == ["n", "e", "w", "e", "s", "t", "</w>"]
+    assert (tree.step, tree.count, tree.recovered) == (8, 6, False)
+    es = tree.right.left.left
+    assert (es.token, es.step, es.count) == ("es", 1, 9)
+    # (e, s) was counted in newest (6) and widest (3), at character 3 of each, symbol 3
+    assert [(p.word, p.freq, p.offset, p.position) for p in es.places] == [("newest", 6, 3, 3), ("widest", 3, 3, 3)]
+    assert es.places[0].symbols == ("n", "e", "w", "e", "s", "t", "</w>")
+    ne = tree.left.left
+    assert [(p.word, p.offset, p.symbols) for p in ne.places] == [("newest", 0, ("n", "e", "w", "est</w>"))]
+    leaf = tree.leaves()[0]
+    assert (leaf.rank, leaf.step, leaf.count, leaf.places, leaf.depth()) == (None, None, None, (), 0)
+    assert tree.depth() == 4 and tree.num_merges() == 6
+
+
+def test_tokenizer_alone_gives_ranks_but_no_training_record():
+    result = train(LOW, num_merges=10)
+    tree = merge_tree(result.tokenizer, result.vocab["low</w>"])
+    assert shape(tree) == ("low</w>", 8, ("low", 4, ("lo", 3, "l", "o"), "w"), "</w>")
+    assert all(node.step is None and node.places == () for node in tree.nodes())
+
+
+def test_places_stop_at_five_and_follow_the_corpus_order():
+    words = {f"x{c}ab": 1 for c in "cdefghij"}
+    result = train(words, num_merges=1, pretokenizer="whitespace", min_frequency=1)
+    assert result.merges == [("a", "b")]
+    tree = merge_tree(result, result.vocab["ab"])
+    assert tree.count == 8
+    assert [(p.word, p.offset) for p in tree.places] == [(f"x{c}ab", 2) for c in "cdefg"]
+
+
+def test_places_without_trace_scan_the_words():
+    result = train("aa ba aa", num_merges=1, pretokenizer="whitespace", min_frequency=1, trace=False)
+    tree = merge_tree(result, result.vocab[result.steps[0].token])
+    assert tree.count == 2
+    assert [(p.word, p.offset) for p in tree.places] == [("aa", 0)]
+
+
+def test_byte_unit_offsets_count_characters():
+    text = "héé héé"
+    result = train(text, num_merges=3, pretokenizer="whitespace", unit="byte", min_frequency=1)
+    for rank in range(result.num_merges):
+        node = merge_tree(result, result.steps[rank].token_id)
+        assert b"".join(leaf.data for leaf in node.leaves()) == node.data
+        for place in node.places:
+            assert 0 <= place.offset < len(place.word)
+
+
+def test_base_and_special_tokens_are_leaves():
+    tok = Tokenizer.from_merges([("a", "b")], special_tokens=["<pad>"])
+    special = merge_tree(tok, tok.special_tokens["<pad>"])
+    assert special.is_leaf and special.rank is None and special.leaves() == [special]
+    base = merge_tree(tok, tok.vocab["a"])
+    assert base.is_leaf and base.rank is None
+
+
+def test_duplicate_token_strings_follow_the_lowest_rank_rule():
+    tok = Tokenizer.from_merges([("b", "c"), ("a", "b"), ("ab", "c"), ("abc", "d"), ("a", "bc")], pretokenizer="none")
+    tree = merge_tree(tok, tok.vocab["abc"])
+    assert shape(tree) == ("abc", 2, ("ab", 1, "a", "b"), "c")
+
+
+def test_bad_ids_and_sources():
+    tok = Tokenizer.from_merges([("a", "b")])
+    with pytest.raises(TokenIdError):
+        merge_tree(tok, len(tok))
+    with pytest.raises(TokenIdError):
+        merge_tree(tok, "3")
+    with pytest.raises(TypeError):
+        merge_tree("not a tokenizer", 0)
+
+
+def test_gpt2_golden_tree():
+    """GPT-2 vocab.bpe, lines 2, 4 and 8: rank 0 is (Ġ, t), rank 2 is (h, e), rank 6 is (Ġt, he) -> 'Ġthe' (id 262)."""
+    gpt2 = bundled("gpt2")
+    tree = merge_tree(gpt2, 262)
+    assert shape(tree) == ("Ġthe", 6, ("Ġt", 0, "Ġ", "t"), ("he", 2, "h", "e"))
+    assert tree.data == b" the" and not tree.recovered
+
+
+def test_cl100k_tree_is_recovered_and_ranks_are_ids():
+    cl = bundled("cl100k_base")
+    tid = cl.encode(" hello")[0]
+    tree = merge_tree(cl, tid)
+    assert tree.recovered and tree.rank == tid == tree.token_id
+    assert b"".join(leaf.data for leaf in tree.leaves()) == b" hello"
+    assert all(node.rank == node.token_id for node in tree.nodes() if not node.is_leaf)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
+def test_every_token_of_a_real_table(name):
+    """Leaves join to the token's bytes and ranks strictly increase towards the root, for every id."""
+    tok = bundled(name)
+    checked = 0
+    for tid in range(len(tok)):
+        try:
+            tree = merge_tree(tok, tid)
+        except TokenIdError:  # cl100k_base leaves ids 100256 and 100261..100275 unassigned
+            continue
+        checked += 1
+        assert b"".join(leaf.data for leaf in tree.leaves()) == tree.data == tok.token_bytes(tid)
+        if not tree.is_leaf:
+            assert tree.left.rank is None or tree.left.rank < tree.rank
+            assert tree.right.rank is None or tree.right.rank < tree.rank
+    assert checked == len(tok.vocab)
+
+
+def test_find_tokens_exact_first_then_containing():
+    result = train(LOW, num_merges=10)
+    tok = result.tokenizer
+    found = find_tokens(tok, "est")
+    assert found[0] == tok.vocab["est"]
+    assert set(found[1:]) == {tok.vocab["est</w>"], tok.vocab["newest</w>"]}
+    assert find_tokens(tok, "") == []
+    assert find_tokens(tok, "13")[0] == 13
+    gpt2 = bundled("gpt2")
+    assert find_tokens(gpt2, " the")[0] == 262  # the decoded text matches too
+    assert find_tokens(gpt2, "Ġthe")[0] == 262

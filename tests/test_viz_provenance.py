@@ -1,0 +1,108 @@
+"""viz.provenance and viz.checking: figures and tables from merge trees and checker verdicts."""
+
+from __future__ import annotations
+
+import bpe_core
+from bpe_core import Tokenizer, train
+from bpe_core.checking import check_encoding, check_merges, find_settings
+from viz.checking import (
+    WRONG_STYLE,
+    encoding_frame,
+    encoding_sentence,
+    highlight_row,
+    settings_frame,
+    top_pairs_frame,
+    verdict_frame,
+    verdict_sentence,
+)
+from viz.provenance import mark_pair, places_frame, tokens_frame, tree_figure, tree_merges_frame, tree_summary
+from viz.tokens import display_of
+
+LOW = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+CLAIM = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w"), ("n", "e")]
+
+
+def textbook_tree():
+    result = train(LOW, num_merges=10)
+    return result, bpe_core.merge_tree(result, result.vocab["newest</w>"])
+
+
+def test_icicle_paths_values_and_labels():
+    result, tree = textbook_tree()
+    trace = tree_figure(tree, display_of(result)).data[0]
+    assert trace.type == "icicle" and trace.branchvalues == "total"
+    assert trace.ids[:4] == ("0", "0.0", "0.0.0", "0.0.0.0")
+    assert trace.parents[:4] == ("", "0", "0.0", "0.0.0")
+    assert trace.labels[0] == "newest&lt;/w&gt;<br>rank 7" and trace.labels[3] == "n"
+    values = dict(zip(trace.ids, trace.values))
+    for node_id in trace.ids:  # every parent is as wide as its two children
+        children = [values[i] for i, p in zip(trace.ids, trace.parents) if p == node_id]
+        assert not children or sum(children) == values[node_id]
+    assert values["0"] == len(b"newest ")
+    assert "merge 8 of the training, pair count 6" in trace.hovertext[0]
+
+
+def test_icicle_escapes_markup_in_tokens():
+    tok = Tokenizer.from_merges([("<", "b"), ("<b", ">")], pretokenizer="none")
+    tree = bpe_core.merge_tree(tok, tok.vocab["<b>"])
+    trace = tree_figure(tree).data[0]
+    assert trace.labels == ("&lt;b&gt;<br>rank 1", "&lt;b<br>rank 0", "&lt;", "b", "&gt;")
+    assert all("<b>" not in text and "&lt;b&gt;" in text for text in trace.hovertext[:1])
+    assert trace.hovertext[0] == "&lt;b&gt; (id 4)<br>rank 1: &lt;b + &gt;"
+
+
+def test_tree_tables():
+    result, tree = textbook_tree()
+    frame = tree_merges_frame(tree, display_of(result))
+    assert frame["rank"].tolist() == [0, 1, 2, 5, 6, 7]
+    assert frame.iloc[-1].tolist() == [7, "new", "est</w>", "newest</w>", 18, 8, 6]
+    es = tree.right.left.left
+    assert places_frame(es.places).values.tolist() == [
+        ["newest", 6, 3, "n e w [e s] t </w>"],
+        ["widest", 3, 3, "w i d [e s] t </w>"],
+    ]
+    assert mark_pair(("a", "b", "c"), 1) == "a [b c]"
+    plain = tree_merges_frame(bpe_core.merge_tree(result.tokenizer, 18))
+    assert list(plain.columns) == ["rank", "left", "right", "token", "id"]
+    rows = tokens_frame(result.tokenizer, [18, 1])
+    assert rows.iloc[0].tolist() == [18, "newest</w>", 7, "new", "est</w>"]
+    assert rows.iloc[1][["id", "token", "left", "right"]].tolist() == [1, "e", "", ""]
+    assert rows["rank"].isna().tolist() == [False, True]
+
+
+def test_tree_summaries():
+    result, tree = textbook_tree()
+    assert tree_summary(tree) == (
+        "“newest</w>” (id 18) is built from 7 base symbols by 6 merges (ranks 0 to 7), 4 levels deep."
+    )
+    leaf = bpe_core.merge_tree(result, 1)
+    assert tree_summary(leaf) == "“e” (id 1) is a base symbol: no merge formed it."
+
+
+def test_verdict_tables():
+    report = check_merges(LOW, CLAIM)
+    frame = verdict_frame(report)
+    assert frame["holds"].tolist() == ["✓", "✓", "✗", "✗", "✗"]
+    assert frame.iloc[2]["true merge"] == "est + </w>"
+    styled = highlight_row(frame, report.first_wrong).to_html()
+    assert styled.count(WRONG_STYLE.split(";")[0]) >= 1
+    assert (
+        verdict_sentence(report)
+        == "The claim is wrong from merge 3: (l, o) has 7, but the merge here is (est, </w>) with 9."
+    )
+    top = top_pairs_frame(report.steps[2])
+    assert top.iloc[:2].values.tolist() == [["est + </w>", 9, "merged here"], ["l + o", 7, "claimed"]]
+    assert settings_frame(find_settings(LOW, CLAIM)).iloc[0].tolist() == ["whitespace", "—", "first_seen", 1]
+    holding = check_merges(LOW, CLAIM, pretokenizer="whitespace")
+    assert verdict_sentence(holding) == "All 5 claimed merges hold under these settings."
+
+
+def test_encoding_tables():
+    report = check_encoding([("a", "a"), ("aa", "aa")], "aaaa", ["a a a a", "aa aa", "aaaa"], pretokenizer="none")
+    frame = encoding_frame(report)
+    assert frame.columns.tolist() == ["state", "claimed", "rank", "sequential", "leftmost"]
+    assert frame["leftmost"].tolist() == ["a a a a", "✗ aa a a", "✗ aa aa", "✗ aaaa"]
+    assert frame["claimed"].tolist() == ["a a a a", "aa aa", "aaaa", "—"]
+    assert encoding_sentence(report) == "rank: holds; sequential: holds; leftmost: wrong from state 1."
+    short = check_encoding([("a", "a")], "aa", ["a a"], pretokenizer="none")
+    assert encoding_sentence(short).startswith("rank: the claim stops after state 0 but a merge still applies")

@@ -1,0 +1,122 @@
+"""Worked-example verdicts -> tables: claimed vs true merges, true top pairs, matching settings, encodings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from bpe_core import CheckSettings, ClaimStep, EncodingCheck, MergeCheck
+from bpe_core.checking import APPLY_ORDERS
+
+WRONG_STYLE = "background-color: #fee2e2; font-weight: 600"
+"""How the first wrong row is highlighted."""
+OK_MARK, WRONG_MARK = "✓", "✗"
+
+Show = Callable[[str], str]
+
+
+def _same(token: str) -> str:
+    return token
+
+
+def _pair(pair: tuple[str, str] | None, show: Show) -> str:
+    return "—" if pair is None else f"{show(pair[0])} + {show(pair[1])}"
+
+
+def verdict_frame(report: MergeCheck, show: Show = _same) -> pd.DataFrame:
+    """One row per claimed merge: ``merge`` (1-based), ``claimed``, ``claimed count``, ``true merge``,
+    ``true count``, ``count of the claimed pair`` and ``holds`` (✓/✗)."""
+    return pd.DataFrame(
+        [
+            {
+                "merge": s.index + 1,
+                "claimed": _pair(s.claimed, show),
+                "claimed count": s.claimed_count,
+                "true merge": _pair(s.actual, show),
+                "true count": s.actual_count,
+                "count of the claimed pair": s.claimed_pair_count,
+                "holds": OK_MARK if s.ok else WRONG_MARK,
+            }
+            for s in report.steps
+        ],
+        columns=["merge", "claimed", "claimed count", "true merge", "true count", "count of the claimed pair", "holds"],
+    ).astype({"claimed count": "Int64", "true count": "Int64"})
+
+
+def highlight_row(frame: pd.DataFrame, row: int | None) -> Styler:
+    """``frame`` styled with row number ``row`` (0-based position) highlighted, or plain when ``row`` is None."""
+
+    def paint(r: pd.Series) -> list[str]:
+        return [WRONG_STYLE if row is not None and r.name == row else "" for _ in r]
+
+    return frame.style.apply(paint, axis=1)
+
+
+def top_pairs_frame(step: ClaimStep, show: Show = _same) -> pd.DataFrame:
+    """The true highest pair counts before a step: ``pair``, ``count``, ``note`` (the true merge, the claimed pair)."""
+    rows = []
+    for pair, count in step.top_pairs:
+        notes = []
+        if pair == step.actual:
+            notes.append("merged here")
+        if pair == step.claimed:
+            notes.append("claimed")
+        rows.append({"pair": _pair(pair, show), "count": count, "note": ", ".join(notes)})
+    return pd.DataFrame(rows, columns=["pair", "count", "note"])
+
+
+def verdict_sentence(report: MergeCheck) -> str:
+    """One plain sentence: the whole claim holds, or where it first fails and why."""
+    if report.first_wrong is None:
+        return f"All {len(report.steps)} claimed merges hold under these settings."
+    step = report.steps[report.first_wrong]
+    reason = step.reason()
+    return f"The claim is wrong from merge {step.index + 1}: {reason}."
+
+
+def settings_frame(found: list[CheckSettings]) -> pd.DataFrame:
+    """Matching settings: ``pre-tokenizer``, ``end of word``, ``tie rule``, ``min frequency``."""
+    return pd.DataFrame(
+        [
+            {
+                "pre-tokenizer": s.pretokenizer,
+                "end of word": s.end_of_word if s.pretokenizer == "whitespace_eow" else "—",
+                "tie rule": s.tie_break,
+                "min frequency": s.min_frequency,
+            }
+            for s in found
+        ],
+        columns=["pre-tokenizer", "end of word", "tie rule", "min frequency"],
+    )
+
+
+def encoding_frame(report: EncodingCheck, show: Show = _same) -> pd.DataFrame:
+    """The claimed states beside each way's true states: ``state`` (0 = initial symbols), ``claimed``, then one
+    column per way of applying the table, each cell the true state with ✗ where it differs from the claim."""
+    n = max(len(report.claimed), *(len(s) for s in report.states_by_order.values()))
+    rows = []
+    for i in range(n):
+        claimed = report.claimed[i] if i < len(report.claimed) else None
+        row = {"state": i, "claimed": " ".join(map(show, claimed)) if claimed else "—"}
+        for order in APPLY_ORDERS:
+            states = report.states_by_order[order]
+            true = states[i] if i < len(states) else None
+            text = " ".join(map(show, true)) if true is not None else "—"
+            row[order] = text if true == claimed else f"{WRONG_MARK} {text}"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["state", "claimed", *APPLY_ORDERS])
+
+
+def encoding_sentence(report: EncodingCheck) -> str:
+    """Which ways of applying the table the claimed encoding follows, and where it breaks for the others."""
+    parts = []
+    for order, wrong in report.first_wrong_by_order.items():
+        if wrong is None:
+            parts.append(f"{order}: holds")
+        elif wrong == len(report.claimed):
+            parts.append(f"{order}: the claim stops after state {wrong - 1} but a merge still applies")
+        else:
+            parts.append(f"{order}: wrong from state {wrong}")
+    return "; ".join(parts) + "."

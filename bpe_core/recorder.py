@@ -27,7 +27,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain, islice
 
 GONE = -3
 """``gone_marker(k) = GONE - k``: the value a slot takes when merge ``k`` removes it.
@@ -39,6 +39,10 @@ ever equals it."""
 def gone_marker(step: int) -> int:
     """The layout value of a slot removed by merge ``step`` (0-based)."""
     return GONE - step
+
+
+BATCH = 256
+"""The trace recorder packs the merges' records in batches of this many."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +240,8 @@ class TraceRecorder(Recorder):
         self.deltas, self.delta_ends = array("q"), array("q")
         self.words, self.word_ends = array("i"), array("q")
         self.checkpoints: list[tuple[int, array]] = []
+        self.pending: list[list[tuple[int, int]]] = []
+        self.pending_words: list[list[int]] = []
         self.since = 0
 
     def start(self, counts: dict[int, int], sym: list[int], starts: list[int], tokens: int, size: int) -> None:  # noqa: D102
@@ -248,17 +254,31 @@ class TraceRecorder(Recorder):
         self.starts.append(len(self.initial))
 
     def record(self, a, b, new, count, replaced, changes, rewritten) -> None:  # noqa: D102
-        super().record(a, b, new, count, replaced, changes, rewritten)
-        self.deltas.extend(chain.from_iterable(changes))
-        self.delta_ends.append(len(self.deltas) // 2)
-        self.words.extend(rewritten)
-        self.word_ends.append(len(self.words))
+        self.merge_ids.append((a, b, new))  # what Recorder.record keeps, inline: this runs once per merge
+        self.counts.append(count)
+        self.replaced.append(replaced)
+        self.pending.append(changes)  # packed in batches (see _flush): a few C calls per batch, not per merge
+        self.pending_words.append(rewritten)
         self.since += len(changes)
         if self.since >= len(self.live):
+            self._flush()
             self.checkpoints.append((len(self.counts), _pack(self.live)))
             self.since = 0
+        elif len(self.pending) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Pack the pending merges' count changes and rewritten words onto the flat arrays."""
+        pending, words = self.pending, self.pending_words
+        self.delta_ends.extend(islice(accumulate(map(len, pending), initial=len(self.deltas) >> 1), 1, None))
+        self.deltas.extend(chain.from_iterable(chain.from_iterable(pending)))
+        self.word_ends.extend(islice(accumulate(map(len, words), initial=len(self.words)), 1, None))
+        self.words.extend(chain.from_iterable(words))
+        pending.clear()
+        words.clear()
 
     def finish(self, sym: list[int]) -> MergeLog:  # noqa: D102
+        self._flush()
         final = array("i", sym)
         final.pop()
         layout = Layout(self.initial, final, self.starts, array("i", (new for _a, _b, new in self.merge_ids)))

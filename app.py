@@ -17,6 +17,7 @@ from ui.cache import session_trained
 from ui.layout import setup_page
 from ui.player import step_player
 from ui.step_view import render_step
+from viz.corpus_strip import excerpt_pieces
 from viz.markdown import plain
 from viz.train_tables import compact, corpus_summary
 
@@ -46,9 +47,10 @@ if result.num_merges == 0:
         )
     st.stop()
 
+excerpt = excerpt_pieces(corpus.text, result.config.pretokenizer, result.config.special_tokens)
 step_player(
     result.num_merges,
-    lambda step: render_step(st.session_state[state.RESULT], step),
+    lambda step: render_step(st.session_state[state.RESULT], step, excerpt=excerpt),
     keys=state.TRAIN_PLAYER,
     source=(corpus.digest, settings),
 )

@@ -92,6 +92,18 @@ HELP = {
 }
 
 
+EOW_PRETOKENIZER = "whitespace_eow"
+"""The one pre-tokenizer that writes the end-of-word suffix (the others ignore the End of word setting)."""
+
+
+def eow_ignored(pretokenizer: str) -> str:
+    """Why the End of word control is disabled under ``pretokenizer`` (one sentence)."""
+    return (
+        f"Disabled: the {pretokenizer} pre-tokenizer writes no end-of-word suffix, so this setting "
+        f"changes nothing. Choose {EOW_PRETOKENIZER} and press Train to set it."
+    )
+
+
 def _current_choice(source: str) -> CorpusChoice:
     """The corpus the sidebar widgets describe right now.
 
@@ -186,14 +198,19 @@ def render() -> None:
                 bind=bind,
             )
             st.radio("Unit", list(UNITS), key=state.UNIT, horizontal=True, help=HELP["unit"], bind=bind)
+            pretokenizer = st.session_state.get(state.PRETOKENIZER, defaults.pretokenizer)
+            ignored = pretokenizer != EOW_PRETOKENIZER
             st.radio(
                 "End of word (</w>)",
                 list(END_OF_WORD),
                 key=state.END_OF_WORD,
                 horizontal=True,
-                help=HELP["end_of_word"],
+                help=(eow_ignored(pretokenizer) + "\n\n" if ignored else "") + HELP["end_of_word"],
+                disabled=ignored,
                 bind=bind,
             )
+            if ignored:
+                st.caption(plain(f"Ignored by {pretokenizer}: only {EOW_PRETOKENIZER} writes </w>."))
             st.selectbox("Tie rule", list(TIE_BREAKS), key=state.TIE_BREAK, help=HELP["tie_break"], bind=bind)
             st.radio(
                 "Budget",

@@ -70,6 +70,8 @@ RESULT_MEMO = "train_result_memo"
 CHARTS = "train_charts"
 CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
 """The Train page's three charts: winning count, corpus length, vocabulary size."""
+PAIR_BARS = "chart_pair_bars"
+"""The top-pair bar chart (one key, so that plotly animates it from step to step)."""
 
 # Encode page
 ENCODE_TEXT = "encode_text"
@@ -81,6 +83,10 @@ ALLOW_SPECIAL = "encode_allow_special"
 ENCODE_PIECE = "encode_piece"
 ENCODE_FALLBACK = "encode_fallback"
 ENCODE_MEMO = "encode_memo"
+STORY_PLAYER = player_keys("story")
+"""The encoding player (one pre-token, rule by rule)."""
+TOKEN_PICKER = "encode_token_picker"
+"""The click catcher on the coloured text (a click chooses the token's pre-token)."""
 TOKENIZER_UPLOAD = "encode_tokenizer_upload"
 APPLY_SESSION = "encode_apply_session"
 

@@ -118,6 +118,25 @@ class MergeStep:
 
 
 @dataclass(frozen=True)
+class MergeSummary:
+    """A merge's headline numbers, the fields of :class:`MergeStep` that cost nothing to list for a whole run.
+
+    Attributes mean what they mean on :class:`MergeStep`; see
+    :attr:`bpe_core.TrainResult.summaries`.
+    """
+
+    rank: int
+    pair: Pair
+    token: str
+    token_id: int
+    count: int
+    replacements: int
+    num_tied: int
+    tokens_after: int
+    vocab_size_after: int
+
+
+@dataclass(frozen=True)
 class RuleApplication:
     """One merge rule firing inside one pre-token during encoding.
 

@@ -213,7 +213,7 @@ def overlaps(i: int) -> None:
             "count": s.count,
             "replaced": s.replacements,
         }
-        for s in result.steps
+        for s in result.summaries
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     w = result.steps[0].words[0]

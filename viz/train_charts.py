@@ -65,11 +65,12 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
 
 def merge_count_figure(result: TrainResult, step: int | None = None) -> go.Figure:
     """Winning pair count and replacements of merge 1..N (the count never rises); ``step`` is marked."""
-    ranks = [s.rank + 1 for s in result.steps]
+    steps = result.summaries
+    ranks = [s.rank + 1 for s in steps]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ranks, y=[s.count for s in result.steps], name="winning count", mode="lines"))
+    fig.add_trace(go.Scatter(x=ranks, y=[s.count for s in steps], name="winning count", mode="lines"))
     fig.add_trace(
-        go.Scatter(x=ranks, y=[s.replacements for s in result.steps], name="replaced", mode="lines", line_dash="dot")
+        go.Scatter(x=ranks, y=[s.replacements for s in steps], name="replaced", mode="lines", line_dash="dot")
     )
     fig.update_layout(title="Winning pair count per merge", xaxis_title="merge", yaxis_title="count", **_LAYOUT)
     fig.update_xaxes(range=_span(1, result.num_merges))
@@ -98,7 +99,7 @@ def corpus_length_figure(result: TrainResult, step: int | None = None) -> go.Fig
 
 def vocab_growth_figure(result: TrainResult, step: int | None = None) -> go.Figure:
     """Vocabulary size (special tokens + alphabet + merges) after 0..N merges; ``step`` is marked."""
-    base = result.steps[0].vocab_size_after - 1 if result.steps else len(result.vocab)
+    base = result.summaries[0].vocab_size_after - 1 if result.summaries else len(result.vocab)
     merges = list(range(result.num_merges + 1))
     fig = go.Figure(go.Scatter(x=merges, y=[base + k for k in merges], name="vocabulary", mode="lines"))
     fig.add_hline(y=base, line_dash="dot", line_color="#64748b", annotation_text=f"base alphabet + specials: {base}")

@@ -68,7 +68,7 @@ def merges_frame(result: TrainResult, upto: int | None = None, show: Show = _sam
     Columns: ``rank``, ``left``, ``right``, ``token``, ``id``, ``count``,
     ``replaced``, ``tied`` (how many pairs shared the winning count).
     """
-    steps = result.steps if upto is None else result.steps[: upto + 1]
+    steps = result.summaries if upto is None else result.summaries[: upto + 1]
     return pd.DataFrame(
         [
             {

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from .errors import EmptyCorpusError
 from .pretokenize import pretokenize, split_special
+from .text import check_text
 
 Corpus = str | Mapping[str, int]
 """What :func:`bpe_core.train` accepts: raw text, or ``{word: frequency}``."""
@@ -31,6 +32,7 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
         TypeError: ``corpus`` is neither ``str`` nor a mapping (``bytes`` must
             be decoded first), or a mapping has a non-str key or a non-int count.
         ValueError: a mapping count is below 1.
+        SurrogateError: the text or a word holds a lone surrogate (see :func:`bpe_core.text.check_text`).
         EmptyCorpusError: no pre-token remains (empty text, only whitespace,
             only special tokens, or an empty mapping).
     """
@@ -51,6 +53,7 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
                 raise TypeError(f"the frequency of {word!r} must be an int, got {type(freq).__name__}")
             if freq < 1:
                 raise ValueError(f"the frequency of {word!r} must be at least 1, got {freq}")
+            word = check_text(word)
             if word:
                 result[word] = result.get(word, 0) + freq
     else:

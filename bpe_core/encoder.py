@@ -157,6 +157,8 @@ class Tokenizer:
                 pass
             elif fallback == "unk":
                 self.unk_id = self.table.special_ids.get(UNK)
+                if self.unk_id is None and UNK in self.table.strings:  # a learned "<unk>" (WikiText's literal)
+                    self.unk_id = self.table.strings.index(UNK)
                 if self.unk_id is None:
                     self.unk_id = self.table.add_token(UNK, "\ufffd".encode())
             else:

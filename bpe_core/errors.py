@@ -30,3 +30,14 @@ class MergeTableError(BPEError):
 
 class TokenIdError(BPEError):
     """A token id passed to ``decode`` (or a token view) is outside the vocabulary."""
+
+
+class PatternError(BPEError):
+    """A split pattern cannot be used: it is too long, or matching it ran past its time limit
+    (catastrophic backtracking, e.g. ``(a|a)+$``). The message names the pattern."""
+
+
+class SurrogateError(BPEError):
+    """Text holds a lone surrogate code point (U+D800..U+DFFF without its pair), which is not Unicode text.
+
+    The message gives the position (in code points) of the first one."""

@@ -37,7 +37,8 @@ from functools import lru_cache
 
 import regex
 
-from .errors import OptionError
+from .errors import OptionError, PatternError
+from .text import check_text
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 """GPT-2's split pattern, verbatim from OpenAI GPT-2 ``src/encoder.py``."""
@@ -73,10 +74,210 @@ def check_pretokenizer(name: object) -> str:
     return name
 
 
+MAX_PATTERN_LENGTH = 10_000
+"""The longest split pattern accepted, in characters (GPT-4's is 150)."""
+
+PATTERN_TIMEOUT = 0.5
+"""Seconds a split pattern may run on any text, before :data:`PATTERN_TIME_PER_CHAR` per character is added."""
+
+PATTERN_TIME_PER_CHAR = 5e-6
+"""Extra seconds allowed per character of text: GPT-4's pattern needs about 0.3 µs, so a whole book fits."""
+
+SPLIT_BEHAVIORS: dict[str, str] = {
+    "Removed": "the matches are dropped; the text between them is kept, one piece per gap",
+    "Isolated": "every match and every gap between matches is a piece of its own",
+    "MergedWithPrevious": "each match is glued to the end of the piece before it",
+    "MergedWithNext": "each match is glued to the start of the piece after it",
+    "Contiguous": "runs of adjacent matches become one piece; gaps stay pieces",
+}
+"""Hugging Face ``Split`` behaviours (``SplitDelimiterBehavior``, ``tokenizers/src/tokenizer/normalizer.rs``)."""
+
+
+class HFSplit(str):
+    """A split pattern read from a Hugging Face ``Split`` pre-tokenizer: the regex plus its behaviour and ``invert``.
+
+    It is the pattern's text (a ``str``), so it travels wherever a split
+    pattern does (``Tokenizer.pattern``); :func:`compiled_pattern` gives it Hugging
+    Face's pieces instead of a plain pattern's matches. Two patterns with the
+    same text but other behaviours are not equal, and never equal a plain ``str``.
+
+    Attributes:
+        behavior: a key of :data:`SPLIT_BEHAVIORS`.
+        invert: ``True`` swaps matches and gaps before the behaviour applies.
+    """
+
+    behavior: str
+    invert: bool
+
+    def __new__(cls, pattern: str, behavior: str = "Isolated", invert: bool = False) -> HFSplit:
+        if behavior not in SPLIT_BEHAVIORS:
+            raise OptionError(f"unknown Split behavior {behavior!r}; expected one of: {', '.join(SPLIT_BEHAVIORS)}")
+        self = super().__new__(cls, pattern)
+        self.behavior = behavior
+        self.invert = bool(invert)
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, HFSplit)
+            and str.__eq__(self, other)
+            and (self.behavior, self.invert) == (other.behavior, other.invert)
+        )
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash((str(self), self.behavior, self.invert))
+
+    def __reduce__(self) -> tuple[object, tuple[str, str, bool]]:
+        return HFSplit, (str(self), self.behavior, self.invert)
+
+    def __repr__(self) -> str:
+        return f"HFSplit({str(self)!r}, {self.behavior!r}, invert={self.invert})"
+
+
+def _shown(pattern: str) -> str:
+    text = str.__str__(pattern)
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+class SplitPattern:
+    """A compiled split pattern whose every run has a time limit (``regex``'s ``timeout=``).
+
+    Plain patterns give their matches, as tiktoken's ``find_iter`` does;
+    :class:`HFSplit` patterns give Hugging Face ``Split``'s pieces. Empty pieces
+    are never returned.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        """Compile ``pattern``.
+
+        Raises:
+            PatternError: the pattern is longer than :data:`MAX_PATTERN_LENGTH`.
+            regex.error: it does not compile.
+        """
+        if len(pattern) > MAX_PATTERN_LENGTH:
+            raise PatternError(
+                f"the split pattern is {len(pattern):,} characters long; at most {MAX_PATTERN_LENGTH:,} are accepted"
+            )
+        self.pattern = pattern
+        self.regex = regex.compile(pattern)
+        self.split = pattern if isinstance(pattern, HFSplit) else None
+
+    def _timeout(self, text: str) -> float:
+        return PATTERN_TIMEOUT + PATTERN_TIME_PER_CHAR * len(text)
+
+    def _timed_out(self, text: str) -> PatternError:
+        return PatternError(
+            f"the split pattern {_shown(self.pattern)} ran for more than {self._timeout(text):.1f} s on "
+            f"{len(text):,} characters and was stopped: it backtracks catastrophically on this text "
+            "(nested or overlapping repeats such as (a|a)+); use a simpler pattern"
+        )
+
+    def findall(self, text: str) -> list[str]:
+        """The pieces of ``text``, in order, none empty.
+
+        Raises:
+            PatternError: matching ran past ``PATTERN_TIMEOUT + PATTERN_TIME_PER_CHAR * len(text)`` seconds.
+        """
+        try:
+            if self.split is not None:
+                return hf_split(self.regex, text, self.split.behavior, self.split.invert, self._timeout(text))
+            if self.regex.groups:
+                return [m for m in (x[0] for x in self.regex.finditer(text, timeout=self._timeout(text))) if m]
+            return [m for m in self.regex.findall(text, timeout=self._timeout(text)) if m]
+        except TimeoutError:
+            raise self._timed_out(text) from None
+
+
 @lru_cache(maxsize=16)
-def compiled_pattern(pattern: str) -> regex.Pattern[str]:
-    """Compile a split pattern with the ``regex`` package (cached per pattern string)."""
-    return regex.compile(pattern)
+def compiled_pattern(pattern: str) -> SplitPattern:
+    """Compile a split pattern with the ``regex`` package (cached per pattern and behaviour).
+
+    Raises:
+        PatternError: the pattern is too long (:data:`MAX_PATTERN_LENGTH`).
+        regex.error: it does not compile.
+    """
+    return SplitPattern(pattern)
+
+
+def _find_matches(compiled: regex.Pattern[str], text: str, timeout: float) -> list[tuple[int, int, bool]]:
+    """``(start, end, is_match)`` spans covering ``text``: Hugging Face ``Pattern::find_matches`` for a regex.
+
+    As Oniguruma's ``find_iter`` (the ``onig`` crate), an empty match right
+    where the previous match ended is skipped.
+    """
+    if not text:
+        return [(0, 0, False)]
+    out: list[tuple[int, int, bool]] = []
+    prev = 0
+    last_end = -1
+    for m in compiled.finditer(text, timeout=timeout):
+        start, end = m.span()
+        if start == end and end == last_end:
+            continue
+        if start != prev:
+            out.append((prev, start, False))
+        out.append((start, end, True))
+        prev = last_end = end
+    if prev != len(text):
+        out.append((prev, len(text), False))
+    return out
+
+
+def _fold(spans: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int, bool]]:
+    """Hugging Face ``NormalizedString::split``: ``(start, end, remove)`` per piece for one behaviour."""
+    if behavior == "Isolated":
+        return [(s, e, False) for s, e, _m in spans]
+    if behavior == "Removed":
+        return spans
+    acc: list[list[int]] = []
+    previous = False
+    ordered = reversed(spans) if behavior == "MergedWithNext" else spans
+    for s, e, is_match in ordered:
+        if behavior == "Contiguous":
+            glue = is_match == previous
+        else:
+            glue = is_match and not previous
+        if glue and acc:
+            if behavior == "MergedWithNext":
+                acc[-1][0] = s
+            else:
+                acc[-1][1] = e
+        else:
+            acc.append([s, e])
+        previous = is_match
+    if behavior == "MergedWithNext":
+        acc.reverse()
+    return [(s, e, False) for s, e in acc]
+
+
+def hf_split(compiled: regex.Pattern[str], text: str, behavior: str, invert: bool, timeout: float) -> list[str]:
+    """Cut ``text`` as Hugging Face's ``Split(pattern, behavior, invert)`` pre-tokenizer does.
+
+    Source: ``tokenizers/src/pre_tokenizers/split.rs`` (``Invert`` swaps the
+    match flags), ``tokenizers/src/utils/pattern.rs`` (``find_matches``) and
+    ``NormalizedString::split`` in ``tokenizers/src/tokenizer/normalizer.rs``;
+    empty pieces are dropped as ``PreTokenizedString::split`` drops them.
+
+    Args:
+        compiled: the compiled pattern.
+        text: the text to cut.
+        behavior: a key of :data:`SPLIT_BEHAVIORS`.
+        invert: swap matches and gaps first.
+        timeout: seconds the matching may take.
+
+    Returns:
+        The non-empty pieces in text order.
+
+    Raises:
+        TimeoutError: matching took longer than ``timeout`` (:class:`SplitPattern` turns it into a PatternError).
+    """
+    spans = _find_matches(compiled, text, timeout)
+    if invert:
+        spans = [(s, e, not m) for s, e, m in spans]
+    return [text[s:e] for s, e, remove in _fold(spans, behavior) if not remove and e > s]
 
 
 def pretokenize(text: str, pretokenizer: str = "gpt2", *, pattern: str | None = None) -> list[str]:
@@ -141,8 +342,13 @@ def split_special(text: str, special_tokens: Iterable[str]) -> list[tuple[str, b
 
     Returns:
         ``(piece, is_special)`` pairs in text order; empty text pieces are dropped.
-        Joining the pieces gives back ``text``.
+        Joining the pieces gives back ``text`` (a surrogate pair written as two
+        code points joined into its character, see :func:`bpe_core.text.check_text`).
+
+    Raises:
+        SurrogateError: ``text`` holds a lone surrogate (its position is named).
     """
+    text = check_text(text)  # every way text enters the engine (train, encode) passes here
     splitter = special_splitter(special_tokens)
     if splitter is None:
         return [(text, False)] if text else []

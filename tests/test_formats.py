@@ -281,6 +281,10 @@ def test_session_of_fallback_tokenizers():
             [("l", "o"), ("lo", "w")], pretokenizer="whitespace_eow", end_of_word="attached", fallback=fallback
         )
         for fmt in ("session", "hf_json", "gpt2"):
+            if fallback == "bytes" and fmt != "session":  # Hugging Face would byte-fall back on '</w>' too
+                with pytest.raises(ExportError, match="adds the 4 bytes of '</w>'"):
+                    export(tok, fmt)
+                continue
             back = load_files(export(tok, fmt)).tokenizer
             assert back.fallback == fallback and back.encode("low lox ü") == tok.encode("low lox ü"), (fmt, fallback)
 

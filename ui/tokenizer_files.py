@@ -101,4 +101,5 @@ def downloads(rows: list[ExportRow]) -> None:
         )
         proof = row.proof
         mark = "✔" if proof is not None and proof.ok else "✘"
-        c[1].caption(f"{row.description} {code(row.download.filename)}. {mark} {plain(proof.message) if proof else ''}")
+        checked = f"{mark} {plain(proof.message)}. {plain(proof.check)}" if proof else ""
+        c[1].caption(f"{row.description} {code(row.download.filename)}. {checked}")

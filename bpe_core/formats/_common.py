@@ -15,7 +15,7 @@ import regex
 
 from ..byte_level import bytes_to_unicode
 from ..encoder import Tokenizer
-from ..errors import MergeTableError, OptionError
+from ..errors import MergeTableError, OptionError, PatternError
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern
 from ..symbols import MARKER, SymbolTable, utf8
 
@@ -74,6 +74,8 @@ def check_pattern(pattern: str, source: str, field: str) -> str:
         raise FormatError(
             f"{source}: the split pattern in {field} does not compile ({exc}): {pattern[:80]!r}"
         ) from None
+    except PatternError as exc:
+        raise FormatError(f"{source}: {field}: {exc}") from None
     return pattern
 
 
@@ -143,7 +145,8 @@ def parse_json(text: str, source: str) -> object:
     """Parse JSON, refusing repeated keys (``json.loads`` would silently keep the last).
 
     Raises:
-        FormatError: invalid or truncated JSON, naming line and column.
+        FormatError: invalid or truncated JSON, naming line and column; JSON
+            nested too deeply, or a number of more than 4,300 digits.
     """
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
@@ -152,6 +155,10 @@ def parse_json(text: str, source: str) -> object:
         raise FormatError(
             f"{source}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}"
         ) from None
+    except RecursionError:
+        raise FormatError(f"{source}: the JSON is nested too deeply to be a tokenizer file") from None
+    except ValueError:  # an integer of more than 4,300 digits
+        raise FormatError(f"{source}: the JSON holds a number of more than 4,300 digits; no id is that long") from None
 
 
 def field(obj: object, path: str, source: str, kind: type | tuple[type, ...], *, optional: bool = False) -> object:
@@ -212,6 +219,10 @@ def render_many(tokens: Sequence[bytes]) -> list[str]:
 # ---------------------------------------------------------------- building a tokenizer from an explicit vocabulary
 
 
+MAX_SUSPECT_LENGTH = 64
+"""The longest unformed token that :func:`_reject_missing_merges` examines, in characters."""
+
+
 def _reject_missing_merges(guessed: Iterable[str], vocab: Mapping[str, int], source: str, what: str) -> None:
     """Refuse a table whose "special tokens" look like merges cut off the end of its merge list.
 
@@ -220,13 +231,22 @@ def _reject_missing_merges(guessed: Iterable[str], vocab: Mapping[str, int], sou
     real special token (``<|endoftext|>``) is almost never two tokens of the
     vocabulary with lower ids glued together, while a lost merge's token always is.
 
+    Only tokens of at most :data:`MAX_SUSPECT_LENGTH` characters are examined,
+    and only cuts whose two sides have lengths that some token has, so the
+    check is linear in the vocabulary's size (a lost merge's token is short).
+
     Raises:
         FormatError: some guessed special token is two lower-id vocabulary tokens joined.
     """
+    length_set = {len(s) for s in vocab}
     suspects = []
     for s in guessed:
+        n = len(s)
+        if n > MAX_SUSPECT_LENGTH:
+            continue
         i = vocab[s]
-        if any(vocab.get(s[:k], i) < i and vocab.get(s[k:], i) < i for k in range(1, len(s))):
+        cuts = (k for k in range(1, n) if k in length_set and n - k in length_set)
+        if any(vocab.get(s[:k], i) < i and vocab.get(s[k:], i) < i for k in cuts):
             suspects.append((i, s))
     if suspects:
         suspects.sort()
@@ -235,6 +255,38 @@ def _reject_missing_merges(guessed: Iterable[str], vocab: Mapping[str, int], sou
             f"{source}: {len(suspects)} token(s) of the vocabulary, e.g. {first}, are formed by no merge although "
             f"they are two lower-id tokens joined: the {what} look truncated or incomplete (pass the special "
             "tokens explicitly if these really are special)"
+        )
+
+
+MAX_ID_GAPS = 1024
+"""Ids may leave gaps (cl100k_base has no token 100256), but stay below twice the token count plus this."""
+
+
+def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source: str) -> None:
+    """Refuse ids far beyond a file's token count, before any table is built.
+
+    A vocabulary keeps one entry per id up to the largest, so a 74-byte file
+    giving one token the id 10**8 would cost gigabytes; memory must follow the
+    file, so the largest id must stay below ``2 * count + MAX_ID_GAPS``.
+
+    Args:
+        count: how many tokens (ids) the file holds.
+        top: the largest id.
+        name_of: id -> the token's text, for the message.
+        source: the file name, for messages.
+
+    Raises:
+        FormatError: naming the token with the largest id, the id, the token count and the limit.
+    """
+    limit = 2 * count + MAX_ID_GAPS
+    if top >= limit:
+        token = name_of(top)
+        shown = token if len(token) <= 40 else token[:40] + "..."
+        number = f"{top:,}" if top < 10**15 else f"a number of {len(str(top)):,} digits"
+        raise FormatError(
+            f"{source}: token {shown!r} has id {number}, but the file holds only {count:,} tokens; ids may leave "
+            f"gaps but must stay below {limit:,} (twice the token count plus {MAX_ID_GAPS:,}), because a vocabulary "
+            "keeps one entry for every id up to the largest"
         )
 
 
@@ -322,6 +374,7 @@ def tokenizer_from_vocab(
         if i in by_id:
             raise FormatError(f"{source}: tokens {by_id[i]!r} and {s!r} share id {i}")
         by_id[i] = s
+    check_dense_ids(len(by_id), max(by_id, default=-1), by_id.__getitem__, source)
     merge_ids: list[tuple[int, int, int]] = []
     formed: set[str] = set()
     for k, (left, right) in enumerate(merges):
@@ -353,6 +406,8 @@ def tokenizer_from_vocab(
                 drop.add(top)
             elif fallback == "bytes" and trailing_bytes:
                 drop.update(range(top - 255, top + 1))
+            elif fallback == "unk" and unk in formed:
+                pass  # a learned "<unk>" (WikiText's literal text) is also the unknown token, as in Hugging Face
             elif fallback in ("unk", "bytes") and (unk in vocab if fallback == "unk" else byte_tokens[0] in vocab):
                 raise FormatError(
                     f"{source}: the {fallback!r} fallback tokens must have the highest ids ({unk!r}, or "
@@ -454,6 +509,25 @@ def whitespace_in_merges(tok: Tokenizer, fmt: str) -> None:
                 f"{fmt} writes one merge per line as two symbols separated by a space, but merge {k} "
                 f"({a!r}, {b!r}) holds whitespace; use tokenizer.json (merges as pairs) or a session file"
             )
+
+
+def suffix_with_byte_fallback(tok: Tokenizer, fmt: str) -> None:
+    """Refuse an attached ``</w>`` with the ``bytes`` fallback for formats Hugging Face's BPE model reads.
+
+    Hugging Face byte-falls back on the whole unknown symbol ``"ā</w>"``, so a
+    word ending in an unknown character gets the bytes of ``</w>`` too (4 more
+    ids, decoded as the literal text ``</w>``); bpe_core spells only the
+    character's bytes.
+
+    Raises:
+        ExportError: ``tok`` is char-unit with the attached marker and the ``bytes`` fallback.
+    """
+    if tok.unit == "char" and tok.end_of_word == "attached" and tok.fallback == "bytes":
+        raise ExportError(
+            f"{fmt} is read by Hugging Face's BPE model, which byte-falls back on a whole unknown word end such as "
+            "'ā</w>': it adds the 4 bytes of '</w>' (<0x3C> <0x2F> <0x77> <0x3E>) after the character's bytes, where "
+            "this tokenizer spells the character alone; use the unk fallback, or save a session file"
+        )
 
 
 def describe_settings(tok: Tokenizer) -> str:

@@ -73,25 +73,57 @@ class Loaded:
     session: Session | None = None
 
 
+MAX_ZIP_RATIO = 25
+"""A zip may expand to at most this many times its own size (plus :data:`MIN_ZIP_ALLOWANCE`): tokenizer
+files compress 2-6 times, a zip bomb hundreds of times."""
+
+MIN_ZIP_ALLOWANCE = 4 * 1024 * 1024
+"""Bytes any zip may expand to, however small it is."""
+
+
+def _read_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int, name: str, too_large: FormatError
+) -> bytes:
+    """A member's bytes, read in blocks; ``too_large`` is raised as soon as they pass ``budget`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with archive.open(info) as member:
+            while True:
+                block = member.read(min(1 << 20, budget - size + 1))
+                if not block:
+                    break
+                size += len(block)
+                if size > budget:
+                    raise too_large
+                chunks.append(block)
+    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError) as exc:
+        raise FormatError(f"{name}: member {info.filename!r} cannot be read ({exc})") from None
+    return b"".join(chunks)
+
+
 def _unzip(name: str, data: bytes) -> dict[str, bytes]:
+    """The files in a zip, by base name; reading stops as soon as the expanded size passes the limit."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
         raise FormatError(f"{name}: not a readable zip file ({exc})") from None
+    limit = min(MAX_BYTES, MAX_ZIP_RATIO * len(data) + MIN_ZIP_ALLOWANCE)
+    too_large = FormatError(
+        f"{name}: the zip expands to more than {limit:,} bytes ({MAX_ZIP_RATIO} times its size plus "
+        f"{MIN_ZIP_ALLOWANCE // 2**20} MiB, at most {MAX_BYTES // 2**20} MiB); reading stopped there"
+    )
     out: dict[str, bytes] = {}
     total = 0
     for info in archive.infolist():
         base = Path(info.filename).name
         if info.is_dir() or not base or info.filename.startswith("__MACOSX/") or base.startswith("."):
             continue
-        if info.file_size > MAX_BYTES or total + info.file_size > MAX_BYTES:
-            raise FormatError(f"{name}: member {info.filename!r} is too large (limit {MAX_BYTES // 2**20} MiB in all)")
         if base in out:
             raise FormatError(f"{name}: two members are named {base!r}")
-        try:
-            member = archive.read(info)
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError) as exc:
-            raise FormatError(f"{name}: member {info.filename!r} cannot be read ({exc})") from None
+        if info.file_size > limit - total:
+            raise too_large
+        member = _read_member(archive, info, limit - total, name, too_large)
         if member.startswith(b"PK\x03\x04"):
             raise FormatError(f"{name}: member {info.filename!r} is itself a zip; put the files in one zip")
         total += len(member)

@@ -5,6 +5,9 @@ can pass the result straight to a download button. :func:`prove` is the
 check the app runs after an export or an import: the files are loaded back
 with :func:`~bpe_core.formats.load_files` and a probe text must encode to
 identical ids (identical token strings for subword-nmt codes, which hold no ids).
+The reference libraries are test-only dependencies: the test suite reloads
+every format with the library named in :data:`REFERENCE_CHECKS`, and each
+:class:`Proof` says which check it ran.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ class Proof:
         expected: up to 8 original tokens (ids or strings) from the first difference on.
         got: the reloaded tokenizer's tokens at the same place.
         message: one sentence for the UI.
+        check: which check ran (bpe_core's own reader) and the library the test
+            suite proves this format against (:data:`REFERENCE_CHECKS`).
     """
 
     format: str
@@ -63,6 +68,25 @@ class Proof:
     expected: tuple
     got: tuple
     message: str
+    check: str = ""
+
+
+REFERENCE_CHECKS: dict[str, str] = {
+    "hf_json": "Hugging Face tokenizers (Tokenizer.from_str)",
+    "gpt2": "Hugging Face tokenizers (models.BPE.from_file)",
+    "tiktoken": "tiktoken (Encoding over load_tiktoken_bpe)",
+    "subword_nmt": "subword-nmt (apply_bpe.BPE)",
+    "session": "no other library (the format is BPE Explorer's own)",
+}
+"""For each format, the real library the project's tests reload its exports with (tests/test_export_matrix.py)."""
+
+
+def check_description(fmt: str) -> str:
+    """One sentence saying what :func:`prove` runs for ``fmt`` and what the test suite adds."""
+    return (
+        f"Checked here by reloading the file with bpe_core's own {fmt} reader and encoding the text again; "
+        f"the project's tests reload such files with {REFERENCE_CHECKS[fmt]}."
+    )
 
 
 def _tokenizer(source: TrainResult | Tokenizer) -> Tokenizer:
@@ -193,14 +217,17 @@ def prove(source: TrainResult | Tokenizer, fmt: str, probe: str, **options: obje
         compared = "ids"
         before = tok.encode(probe)
         after = loaded.encode(probe)
+    check = check_description(fmt)
     if before == after:
-        return Proof(fmt, True, compared, len(before), None, (), (), f"identical {compared}: {len(before):,} tokens")
+        message = f"identical {compared}: {len(before):,} tokens"
+        return Proof(fmt, True, compared, len(before), None, (), (), message, check)
     k = next((k for k, (x, y) in enumerate(zip(before, after)) if x != y), min(len(before), len(after)))
     message = (
         f"the reloaded {fmt} tokenizer differs at token {k} of {len(before):,}: "
         f"{before[k : k + 3]!r} became {after[k : k + 3]!r}"
     )
-    return Proof(fmt, False, compared, len(before), k, tuple(before[k : k + 8]), tuple(after[k : k + 8]), message)
+    expected, got = tuple(before[k : k + 8]), tuple(after[k : k + 8])
+    return Proof(fmt, False, compared, len(before), k, expected, got, message, check)
 
 
-__all__ = ["Download", "Proof", "download", "export", "exportable", "prove"]
+__all__ = ["REFERENCE_CHECKS", "Download", "Proof", "check_description", "download", "export", "exportable", "prove"]

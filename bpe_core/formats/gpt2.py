@@ -34,6 +34,7 @@ from ._common import (
     infer_unit,
     parse_json,
     read_file,
+    suffix_with_byte_fallback,
     tokenizer_from_vocab,
     unique_vocab,
     whitespace_in_merges,
@@ -190,6 +191,13 @@ def check_exportable(tok: Tokenizer) -> None:
             f"vocab.json + merges.txt carry no pre-tokenizer: the convention is byte-level tokens with GPT-2's regex, "
             f"or characters split on whitespace (with </w> attached or separate); this tokenizer has "
             f"{describe_settings(tok)}; save tokenizer.json or a session file instead"
+        )
+    suffix_with_byte_fallback(tok, "vocab.json + merges.txt")
+    if tok.unit == "char" and tok.fallback == "unk" and tok.unk_id is not None and tok.unk_id < tok.num_learned:
+        raise ExportError(
+            "vocab.json + merges.txt say nothing of a fallback: a reader takes <unk> at the top of the vocabulary "
+            f"as the unknown token, but here <unk> is a learned token (id {tok.unk_id}, the corpus's own text) that "
+            "also serves as the unk fallback; save tokenizer.json (its unk_token says so) or a session file"
         )
     whitespace_in_merges(tok, "merges.txt")
 

@@ -39,8 +39,10 @@ from __future__ import annotations
 import json
 import re
 
+from regex import escape as regex_escape
+
 from ..encoder import Tokenizer
-from ..pretokenize import GPT2_PATTERN
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, SPLIT_BEHAVIORS, HFSplit
 from ..symbols import MARKER
 from ._common import (
     WHITESPACE_RUN,
@@ -52,9 +54,11 @@ from ._common import (
     field,
     parse_json,
     pretokenizer_for_pattern,
+    suffix_with_byte_fallback,
     tokenizer_from_vocab,
     unique_vocab,
 )
+from .tiktoken_ranks import R50K_PATTERN
 
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
 
@@ -63,13 +67,31 @@ def _byte_level(use_regex: bool) -> dict[str, object]:
     return {**_BYTE_LEVEL, "use_regex": use_regex}
 
 
-def _split(pattern: str, behavior: str, *, regex: bool = True) -> dict[str, object]:
+def _split(pattern: str, behavior: str, *, regex: bool = True, invert: bool = False) -> dict[str, object]:
     return {
         "type": "Split",
-        "pattern": {"Regex" if regex else "String": pattern},
+        "pattern": {"Regex" if regex else "String": str(pattern)},
         "behavior": behavior,
-        "invert": False,
+        "invert": invert,
     }
+
+
+_COVERING = (GPT2_PATTERN, GPT4_PATTERN, R50K_PATTERN)
+"""Patterns that match every character, so Hugging Face's ``Isolated`` pieces are exactly their matches."""
+
+
+def _pattern_split(pattern: str) -> dict[str, object]:
+    """The ``Split`` step for a split pattern.
+
+    A plain pattern keeps its matches only (tiktoken's ``find_iter``): Hugging
+    Face's ``Split(pattern, Removed, invert=true)``, written ``Isolated`` for the
+    published patterns, which match every character. An :class:`HFSplit` keeps its own behaviour.
+    """
+    if isinstance(pattern, HFSplit):
+        return _split(onig_pattern(pattern), pattern.behavior, invert=pattern.invert)
+    if pattern in _COVERING:
+        return _split(onig_pattern(pattern), "Isolated")
+    return _split(onig_pattern(pattern), "Removed", invert=True)
 
 
 _TRAILING_NORMALIZER = {
@@ -111,7 +133,7 @@ def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
     if pre in ("gpt2", "gpt4"):
         if byte and pre == "gpt2" and tok.pattern == GPT2_PATTERN:
             return None, _byte_level(True)
-        steps.append(_split(onig_pattern(tok.pattern or ""), "Isolated"))
+        steps.append(_pattern_split(tok.pattern or ""))
     elif pre in ("whitespace", "whitespace_eow"):
         steps.append(_split(WHITESPACE_RUN, "Removed"))
     elif pre == "trailing_space":
@@ -151,6 +173,7 @@ def check_exportable(tok: Tokenizer) -> None:
             "(end_of_word_suffix); it cannot hold </w> as a separate symbol. Train with end_of_word='attached', "
             "or save a session file or subword-nmt codes (version 0.1) instead"
         )
+    suffix_with_byte_fallback(tok, "tokenizer.json")
 
 
 def to_hf_json(tok: Tokenizer) -> str:
@@ -245,28 +268,43 @@ def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[s
     step = steps[0]
     if _is(step, "WhitespaceSplit") and normalizer is None:
         return unit, "whitespace", None
-    if not _is(step, "Split") or step.get("invert"):
+    if not _is(step, "Split"):
         kind = step.get("type") if isinstance(step, dict) else step
         raise FormatError(f"{source}: pre_tokenizer {kind!r} is not supported; {expected}")
     pattern = step.get("pattern")
     behavior = step.get("behavior")
+    invert = step.get("invert", False)
     if normalizer is not None:
-        if pattern == {"String": " "} and behavior == "MergedWithPrevious":
+        if pattern == {"String": " "} and behavior == "MergedWithPrevious" and not invert:
             return unit, "trailing_space", None
         raise FormatError(f"{source}: a whitespace normalizer needs Split(' ', MergedWithPrevious) after it")
-    if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
-        raise FormatError(f"{source}: pre_tokenizer Split needs a {{'Regex': ...}} pattern; {expected}")
-    regex = pattern["Regex"]
-    if behavior == "Removed" and regex == WHITESPACE_RUN:
-        return unit, "whitespace", None
-    if behavior != "Isolated":
-        raise FormatError(f"{source}: pre_tokenizer Split with behavior {behavior!r} is not supported; {expected}")
-    pretokenizer, override = pretokenizer_for_pattern(python_pattern(regex))
-    if pretokenizer in ("whitespace", "none"):
-        pretokenizer, override = "gpt2", python_pattern(regex)
-    if override is not None:
-        check_pattern(override, source, "pre_tokenizer.pattern.Regex")
-    return unit, pretokenizer, override
+    return (unit, *_read_split(pattern, behavior, invert, source))
+
+
+def _read_split(pattern: object, behavior: object, invert: object, source: str) -> tuple[str, str | None]:
+    """``(pretokenizer, pattern)`` for one Hugging Face ``Split`` step (every behaviour, ``invert``)."""
+    if behavior not in SPLIT_BEHAVIORS:
+        raise FormatError(
+            f"{source}: pre_tokenizer Split has behavior {behavior!r}; expected one of: {', '.join(SPLIT_BEHAVIORS)}"
+        )
+    if not isinstance(invert, bool):
+        raise FormatError(f"{source}: pre_tokenizer Split's 'invert' must be true or false, got {invert!r}")
+    if isinstance(pattern, dict) and len(pattern) == 1 and isinstance(pattern.get("String"), str):
+        text = regex_escape(pattern["String"])
+    elif isinstance(pattern, dict) and len(pattern) == 1 and isinstance(pattern.get("Regex"), str):
+        text = python_pattern(pattern["Regex"])
+    else:
+        raise FormatError(f"{source}: pre_tokenizer Split needs a {{'Regex': ...}} or {{'String': ...}} pattern")
+    if behavior == "Removed" and not invert and text == WHITESPACE_RUN:
+        return "whitespace", None
+    if (behavior == "Isolated" and not invert and text in (GPT2_PATTERN, GPT4_PATTERN, R50K_PATTERN)) or (
+        behavior == "Removed" and invert
+    ):
+        split: str = text  # a plain pattern keeps exactly its matches (tiktoken)
+    else:
+        split = HFSplit(text, behavior, invert)
+    check_pattern(split, source, "pre_tokenizer.pattern.Regex")
+    return pretokenizer_for_pattern(split)
 
 
 def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str = "") -> Tokenizer:

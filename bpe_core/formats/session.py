@@ -36,7 +36,7 @@ from ..pretokenize import PRETOKENIZERS, REGEX_PATTERNS
 from ..symbols import END_OF_WORD, UNITS, SymbolTable, utf8
 from ..tiebreak import TIE_BREAKS
 from ..trace import TrainConfig
-from ._common import ExportError, FormatError, decode_text, parse_json
+from ._common import ExportError, FormatError, check_pattern, decode_text, parse_json
 
 if TYPE_CHECKING:
     from ..result import TrainResult
@@ -319,6 +319,8 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
     merges = _get(doc, "merges", list, source)
     if len(merges) != len(merge_ids):  # type: ignore[arg-type]
         raise FormatError(f"{source}: 'merges' has {len(merges)} entries but 'merge_ids' has {len(merge_ids)}")  # type: ignore[arg-type]
+    if pattern is not None:
+        check_pattern(pattern, source, "settings.pattern")  # type: ignore[arg-type]
     eow = end_of_word if pretokenizer == "whitespace_eow" else None
     table = _rebuild(unit, eow, list(specials), list(alphabet), list(finals), merge_ids, FormatError, source)  # type: ignore[arg-type]
     for k, (item, (a, b, _new)) in enumerate(zip(merges, merge_ids)):  # type: ignore[arg-type]

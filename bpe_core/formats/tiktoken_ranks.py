@@ -21,18 +21,20 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import heapq
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from ..encoder import Tokenizer
 from ..errors import MergeTableError
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, HFSplit
 from ..symbols import SymbolTable, missing_bytes_error
 from ._common import (
     ExportError,
     FormatError,
     Source,
+    check_dense_ids,
     check_pattern,
     decode_text,
     describe_settings,
@@ -119,6 +121,8 @@ def parse_ranks(data: bytes | str, source: str = "ranks.tiktoken") -> dict[bytes
             raise line_error(n, f"{token[:40].decode('ascii')!r} is not valid base64 ({exc})") from None
         if not rank_text.isdigit():
             raise line_error(n, f"the rank {rank_text[:20].decode('ascii')!r} is not a non-negative integer")
+        if len(rank_text) > 12:
+            raise line_error(n, f"the rank {rank_text[:20].decode('ascii')!r}... is too large (more than 12 digits)")
         if not raw or b"=" in token.rstrip(b"="):
             raise line_error(n, f"{token[:40].decode('ascii')!r} is not valid base64 for a non-empty token")
         ranks[raw] = int(rank_text)
@@ -144,6 +148,23 @@ def parse_ranks(data: bytes | str, source: str = "ranks.tiktoken") -> dict[bytes
 _NOT_BASE64_LINE = re.compile(rb"[^A-Za-z0-9+/=\s]")
 
 
+MAX_REPLAYED_BYTES = 256
+"""Longer tokens are not replayed through tiktoken's loop (O(n log n) per token): they get their first cut
+(shortest left part) into two lower-ranked tokens, so a file of nested long tokens loads in linear time.
+Ids never depend on the pair (``merge_by="bytes"`` looks tokens up by their bytes); OpenAI's longest
+token has 128 bytes."""
+
+
+def _cuts(n: int, lengths: list[int], length_set: set[int]) -> Iterable[int]:
+    """Where a token of ``n`` units may be cut into two tokens: only lengths that some token has on both sides.
+
+    Cost O(min(n, distinct lengths)), so one long token costs no more than its own bytes.
+    """
+    if n <= len(lengths):
+        return range(1, n)
+    return [i for i in lengths if i < n and n - i in length_set]
+
+
 def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tuple[int, int, int]]:
     """The merge pair of every multi-byte token: ``(left_rank, right_rank, rank)`` in rank order.
 
@@ -154,6 +175,11 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
     A token the loop cannot reach gets the split whose larger rank is smallest
     (a split into tokens of any rank if no lower-ranked one exists); tiktoken
     can then still form it from those two.
+
+    Loading stays linear in the file size: only cuts whose two sides have
+    lengths that some token has are tried (one 320 KB token costs a few
+    lookups, not 320,000 slices), and a token longer than
+    :data:`MAX_REPLAYED_BYTES` takes its first cut into two lower-ranked tokens.
 
     Args:
         ranks: ``{token bytes: rank}``, every single byte included.
@@ -170,31 +196,42 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
     items = list(ranks.items())
     if any(items[k][1] > items[k + 1][1] for k in range(len(items) - 1)):
         items.sort(key=lambda kv: kv[1])
+    length_set = {len(t) for t in ranks}
+    lengths = sorted(length_set)
+    few = len(lengths)
     out: list[tuple[int, int, int]] = []
     append = out.append
     for token, r in items:
         n = len(token)
         if n < 2:
             continue
+        candidates = range(1, n) if n <= few else _cuts(n, lengths, length_set)
+        long = n > MAX_REPLAYED_BYTES
         cuts = []
-        for i in range(1, n):
+        for i in candidates:
             a = get(token[:i])
             if a is not None and a < r:
                 b = get(token[i:])
                 if b is not None and b < r:
                     cuts.append(i)
+                    if long:
+                        break
         if len(cuts) > 1:
-            cuts = _surviving_cut(token, r, cuts, get)
+            if n <= 32:
+                cuts = _surviving_cut_short(token, r, cuts, get)
+            else:
+                cuts = _surviving_cut(token, r, cuts, get, length_set)
         if len(cuts) == 1:
             i = cuts[0]
             append((ranks[token[:i]], ranks[token[i:]], r))
             continue
-        splits = [(get(token[:i]), get(token[i:])) for i in range(1, n)]
+        splits = [(get(token[:i]), get(token[i:])) for i in candidates]
         splits = [(a, b) for a, b in splits if a is not None and b is not None]
         if not splits:
+            shown = token if n <= 40 else token[:40] + b"..."
             raise FormatError(
-                f"{source}: token {token!r} (rank {r}) is not the concatenation of two other tokens, so no "
-                "merge can form it; every multi-byte token of a BPE rank file needs a merge pair"
+                f"{source}: token {shown!r} ({n:,} bytes, rank {r}) is not the concatenation of two other tokens, "
+                "so no merge can form it; every multi-byte token of a BPE rank file needs a merge pair"
             )
         lower = [s for s in splits if max(s) < r] or splits
         a, b = min(lower, key=max)
@@ -202,11 +239,8 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
     return out
 
 
-def _surviving_cut(token: bytes, limit: int, cuts: list[int], get) -> list[int]:  # noqa: ANN001
-    """Run tiktoken's merge loop on ``token`` (ranks below ``limit``) until one of ``cuts`` is left uncrossed.
-
-    Returns the cuts still uncrossed: one when the loop decided, several when it got stuck.
-    """
+def _surviving_cut_short(token: bytes, limit: int, cuts: list[int], get) -> list[int]:  # noqa: ANN001
+    """:func:`_surviving_cut` for a short token, with plain lists (faster than a heap below ~32 bytes)."""
     parts = [token[i : i + 1] for i in range(len(token))]
     starts = list(range(len(token)))
     live = set(cuts)
@@ -228,6 +262,53 @@ def _surviving_cut(token: bytes, limit: int, cuts: list[int], get) -> list[int]:
         if i < len(parts) - 1:
             x = get(parts[i] + parts[i + 1], limit)
             pr[i] = x if x < limit else limit
+    return sorted(live)
+
+
+def _surviving_cut(token: bytes, limit: int, cuts: list[int], get, length_set: set[int]) -> list[int]:  # noqa: ANN001
+    """Run tiktoken's merge loop on ``token`` (ranks below ``limit``) until one of ``cuts`` is left uncrossed.
+
+    The loop (tiktoken ``_byte_pair_merge``: the leftmost lowest-ranked pair
+    first) keeps its pairs in a heap, so a token of ``n`` bytes costs
+    O(n log n) steps; a joined pair is looked up only if some token has its length.
+
+    Returns the cuts still uncrossed: one when the loop decided, several when it got stuck.
+    """
+    n = len(token)
+    end = list(range(1, n + 1))  # end[i]: where the part starting at byte i ends
+    prev = list(range(-1, n - 1))  # prev[i]: where the part before it starts
+    alive = [True] * n
+    current = [limit] * n
+
+    def pair_rank(i: int) -> int:
+        j = end[i]
+        if j >= n or end[j] - i not in length_set:
+            return limit
+        x = get(token[i : end[j]], limit)
+        return x if x < limit else limit
+
+    heap = []
+    for i in range(n - 1):
+        current[i] = pair_rank(i)
+        if current[i] < limit:
+            heap.append((current[i], i))
+    heapq.heapify(heap)
+    live = set(cuts)
+    while len(live) > 1 and heap:
+        x, i = heapq.heappop(heap)
+        if not alive[i] or current[i] != x:
+            continue  # a stale entry: this pair changed since it was pushed
+        j = end[i]
+        live.discard(j)
+        alive[j] = False
+        end[i] = end[j]
+        if end[i] < n:
+            prev[end[i]] = i
+        for k in (i, prev[i]):
+            if k >= 0:
+                current[k] = pair_rank(k)
+                if current[k] < limit:
+                    heapq.heappush(heap, (current[k], k))
     return sorted(live)
 
 
@@ -265,6 +346,9 @@ def tokenizer_from_ranks(
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:  # before recovering merges, whose own error would name a token instead of the missing byte
         raise MergeTableError(f"{source}: {missing_bytes_error(missing)}")
+    specials = dict(special_tokens or {})
+    top = max([*specials.values(), max(ranks.values(), default=-1)])
+    check_dense_ids(len(ranks) + len(specials), top, lambda i: _name_of(i, ranks, specials), source)
     merges = recover_merges(ranks, source)
     items = sorted(ranks.items(), key=lambda kv: kv[1])
     strings = render_many([t for t, _ in items])
@@ -274,6 +358,12 @@ def tokenizer_from_ranks(
     except MergeTableError as exc:
         raise type(exc)(f"{source}: {exc}") from None
     return Tokenizer(table, merges, pretokenizer=pretokenizer, pattern=pattern, name=name, merge_by="bytes")
+
+
+def _name_of(i: int, ranks: Mapping[bytes, int], specials: Mapping[str, int]) -> str:
+    """The token with id ``i`` (a special token, or a rank's bytes as Python writes them), for messages."""
+    found = [s for s, j in specials.items() if j == i] or [repr(t)[2:-1] for t, r in ranks.items() if r == i]
+    return found[0] if found else "?"
 
 
 def load_tiktoken(
@@ -342,6 +432,12 @@ def check_exportable(tok: Tokenizer) -> None:
         raise ExportError(
             f"tiktoken keeps the matches of one regex; the {tok.pretokenizer} pre-tokenizer is not a regex's matches; "
             "save tokenizer.json or a session file instead"
+        )
+    if isinstance(tok.pattern, HFSplit):
+        raise ExportError(
+            f"tiktoken keeps the matches of one regex; this tokenizer splits as Hugging Face's Split with behavior "
+            f"{tok.pattern.behavior}{' and invert' if tok.pattern.invert else ''}, which keeps other pieces; "
+            "save tokenizer.json instead"
         )
     data = tok.table.data
     last = -1

@@ -26,6 +26,7 @@ from .pretokenize import PRETOKENIZERS, pretokenize
 from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
 from .symbols import END_OF_WORD, MARKER, UNITS
+from .text_stream import TextDecodeError, count_utf8
 from .tiebreak import TIE_BREAKS
 from .trace import (
     BlockedRule,
@@ -40,6 +41,7 @@ from .trace import (
     WordChange,
 )
 from .trainer import train
+from .word_count_file import WordCountError, parse_word_counts
 
 __all__ = [
     "BPEError",
@@ -68,17 +70,21 @@ __all__ = [
     "RoundTrip",
     "RuleApplication",
     "TIE_BREAKS",
+    "TextDecodeError",
     "TokenIdError",
     "Tokenizer",
     "TrainConfig",
     "TrainResult",
     "UNITS",
     "WordChange",
+    "WordCountError",
     "bytes_to_unicode",
     "check_encoding",
     "check_merges",
+    "count_utf8",
     "find_settings",
     "merge_tree",
+    "parse_word_counts",
     "pretokenize",
     "train",
     "unicode_to_bytes",

@@ -18,6 +18,7 @@ from .pretokenize import PRETOKENIZERS
 from .symbols import END_OF_WORD, UNITS
 from .tiebreak import TIE_BREAKS
 from .trainer import train
+from .word_count_file import parse_word_counts
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,7 +32,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m bpe_core", description="Learn a BPE merge table and print it.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     t = sub.add_parser("train", help="learn merges from a UTF-8 text file ('-' reads standard input)")
-    t.add_argument("file", help="a UTF-8 text file, or - for standard input")
+    t.add_argument("file", nargs="?", help="a UTF-8 text file, or - for standard input")
     budget = t.add_mutually_exclusive_group(required=True)
     budget.add_argument("--merges", type=int, help="number of merges to learn")
     budget.add_argument("--vocab-size", type=int, help="target vocabulary size (specials + alphabet + merges)")
@@ -42,6 +43,12 @@ def _build_parser() -> argparse.ArgumentParser:
     t.add_argument("--min-frequency", type=int, default=2)
     t.add_argument("--special", action="append", default=[], help="a special token (repeatable)")
     t.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    t.add_argument(
+        "--word-counts",
+        metavar="FILE",
+        help="train on counted words instead of text: 'word<TAB>count', 'word count' or 'count word' (uniq -c) "
+        "per line, a header line allowed; each word is one pre-token",
+    )
     return parser
 
 
@@ -57,17 +64,27 @@ def _read(path: str) -> str:
         raise BPEError(f"{path} is not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x})") from None
 
 
+def _read_counts(path: str) -> dict[str, int]:
+    if path == "-":
+        return parse_word_counts(sys.stdin.buffer.read(), "standard input")
+    with open(path, "rb") as fh:
+        return parse_word_counts(fh.read(), path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input).
 
     Args:
         argv: the arguments after the program name (``sys.argv[1:]`` by default).
     """
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if (args.file is None) == (args.word_counts is None):
+        parser.error("give a text FILE or --word-counts FILE (one of the two)")
     try:
-        text = _read(args.file)
+        corpus = _read(args.file) if args.word_counts is None else _read_counts(args.word_counts)
         result = train(
-            text,
+            corpus,
             num_merges=args.merges,
             vocab_size=args.vocab_size,
             pretokenizer=args.pretokenizer,

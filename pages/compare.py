@@ -6,7 +6,7 @@ import streamlit as st
 
 from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
 from ui import sidebar, state
-from ui.cache import held_out_counts, sample_text, trained
+from ui.cache import READY, held_out_counts, ready_tokenizer, sample_text, start_preload, trained
 from ui.corpus import SAMPLES, shares_text
 from ui.layout import setup_page
 from ui.settings import TrainSettings
@@ -48,7 +48,7 @@ BIND = "query-params"
 setup_page("Compare")
 st.title("Compare: what changes what BPE learns")
 corpus, base = sidebar.applied()
-st.caption(f"All runs train on **{plain(corpus.name)}** ({len(corpus.text):,} characters), chosen in the sidebar.")
+st.caption(f"All runs train on **{plain(corpus.name)}** ({corpus.describe()}), chosen in the sidebar.")
 
 top = st.columns([1, 1, 2])
 count = top[0].segmented_control("Runs", [2, 3, 4], default=2, key=state.CMP_COUNT, bind=BIND) or 2
@@ -83,7 +83,7 @@ for i, col in enumerate(st.columns(count)):
 results = {}
 try:
     for name, (settings, _order) in runs.items():
-        results[name] = trained(corpus.text, settings)
+        results[name] = trained(corpus, settings)
 except (BPEError, TypeError) as exc:
     st.error(f"Cannot train {name}: {plain(exc)}")
     st.stop()
@@ -108,6 +108,21 @@ for col, (name, result) in zip(st.columns(len(results)), results.items()):
         st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
         if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
             st.caption(f"Showing {note}.")
+
+if st.toggle(f"And under the real tokenizers: {', '.join(READY)}", key=state.CMP_REAL, bind=BIND):
+    start_preload(tuple(READY))
+    for col, label in zip(st.columns(len(READY)), READY):
+        with col:
+            try:
+                tok = ready_tokenizer(label)
+            except BPEError as exc:
+                st.error(f"Cannot load {label}: {plain(exc)}")
+                continue
+            trace = tok.encode_with_trace(test_text)
+            st.markdown(f"**{label}**: {len(trace.ids)} tokens")
+            st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
+            if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
+                st.caption(f"Showing {note}.")
 
 st.header("Compression as merges are learned")
 metric = (
@@ -137,15 +152,14 @@ held_label = st.selectbox(
 held = sample_text(held_label)[:HELD_OUT_CHARS]
 c = st.columns(2)
 train_curves = {n: token_counts(r) for n, r in results.items()}
-text_bytes = len(corpus.text.encode("utf-8", "surrogatepass"))
 c[0].plotly_chart(
     compression_figure(
-        train_curves, chars=len(corpus.text), nbytes=text_bytes, metric=metric, title=f"Training corpus: {corpus.name}"
+        train_curves, chars=corpus.chars, nbytes=corpus.nbytes, metric=metric, title=f"Training corpus: {corpus.name}"
     ),
     width="stretch",
 )
 with st.spinner("Encoding the held-out text…"):
-    held_curves = {n: held_out_counts(corpus.text, runs[n][0], held, runs[n][1]) for n in results}
+    held_curves = {n: held_out_counts(corpus, runs[n][0], held, runs[n][1]) for n in results}
 c[1].plotly_chart(
     compression_figure(
         held_curves, chars=len(held), nbytes=len(held.encode("utf-8")), metric=metric, title=f"Held out: {held_label}"
@@ -184,7 +198,7 @@ source = c[2].radio(
     bind=BIND,
 )
 if source == "sidebar corpus":
-    text, left = corpus.text, settings
+    text, left = corpus, settings
 else:
     text = TIE_EXAMPLE
     left = settings.with_(pretokenizer="none", unit="byte", budget=3)

@@ -14,6 +14,7 @@ from ui.cache import (
     ready_tokenizer,
     session_encoded,
     session_trained,
+    start_preload,
     trained_exports,
     uploaded_exports,
     uploaded_tokenizer,
@@ -36,6 +37,7 @@ BIND = "query-params"
 setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
+start_preload(tuple(READY))  # o200k_base too, in the background, once per process
 choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)
 files = None
 try:
@@ -181,7 +183,7 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
 
 with st.expander("Save this tokenizer: every format, each reloaded and checked on the text above"):
     if choice == TRAINED:
-        rows = trained_exports(corpus.text, settings, corpus.name, text)
+        rows = trained_exports(corpus, settings, text)
     elif files is not None:
         rows = uploaded_exports(files, text)
     else:

@@ -3,7 +3,7 @@
 Tests that need real corpora or OpenAI's published rank files use these
 fixtures. When ``../shared`` is absent (a fresh clone), the byte-identical
 copies the project ships are used instead (``sample_corpora/`` holds three of
-the corpora, ``reference_tokenizers/`` the GPT-2 and cl100k_base files), and a
+the corpora, ``reference_tokenizers/`` the GPT-2, cl100k_base and o200k_base files), and a
 test skips, with the reason, only when what it needs is in neither place.
 """
 
@@ -81,7 +81,8 @@ def corpora() -> Corpora:
 
 @pytest.fixture(scope="session")
 def reference_dir(tmp_path_factory) -> Path:
-    """``../shared/reference`` (GPT-2 and cl100k_base files), or the same layout built from the shipped copies."""
+    """``../shared/reference`` (GPT-2, cl100k_base and o200k_base files), or the same layout built from the shipped
+    copies."""
     if REFERENCE.exists():
         return REFERENCE
     if not (SHIPPED_REFERENCE / "encoder.json").exists():
@@ -90,5 +91,6 @@ def reference_dir(tmp_path_factory) -> Path:
     (folder / "gpt2").mkdir()
     for name in ("encoder.json", "vocab.bpe"):
         shutil.copyfile(SHIPPED_REFERENCE / name, folder / "gpt2" / name)
-    shutil.copyfile(SHIPPED_REFERENCE / "cl100k_base.tiktoken", folder / "cl100k_base.tiktoken")
+    for name in ("cl100k_base.tiktoken", "o200k_base.tiktoken"):
+        shutil.copyfile(SHIPPED_REFERENCE / name, folder / name)
     return folder

@@ -121,8 +121,9 @@ def test_gpt2_ids_are_the_files_ids():
 def test_bundled_is_cached_and_named():
     assert bundled("GPT-2") is bundled("gpt2")
     assert bundled("cl100k") is bundled("cl100k_base")
-    with pytest.raises(OptionError, match="cl100k_base"):
-        bundled("o200k_base")
+    assert bundled("o200k") is bundled("o200k_base")
+    with pytest.raises(OptionError, match="cl100k_base, o200k_base"):
+        bundled("p50k_base")
 
 
 def test_cl100k_ids_gaps_and_specials():

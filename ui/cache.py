@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -24,9 +24,51 @@ def sample_text(label: str) -> str:
     return read_sample(label)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
-    """Train on ``text`` with ``settings``, showing a progress bar while it runs.
+def _corpus_key(corpus: CorpusChoice) -> str:
+    """What names a corpus in cache keys: its source and whole SHA-256 (not its megabytes)."""
+    return f"{corpus.source}:{corpus.sha256}"
+
+
+@st.cache_resource(max_entries=2, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key})
+def streamed_counts(corpus: CorpusChoice, pretokenizer: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
+    """An uploaded text file's pre-token counts, decoded and counted in one streaming pass with a progress bar.
+
+    ``st.cache_resource``: every run with the same pre-tokenizer (another budget, tie rule or unit,
+    the Compare page's runs) shares these counts instead of reading the file again or copying them.
+
+    Raises:
+        bpe_core.BPEError: a byte that is not UTF-8 (offset and line named), or no words.
+    """
+    mb = corpus.nbytes / 1e6
+    bar = st.progress(0.0, text=f"Reading and counting {corpus.name} ({mb:,.1f} MB)…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Reading and counting {corpus.name}: {done / 1e6:,.1f} of {mb:,.1f} MB")
+
+    try:
+        return bpe_core.count_utf8(corpus.data, pretokenizer, special_tokens, source=corpus.name, progress=progress)
+    finally:
+        bar.empty()
+
+
+def training_corpus(corpus: str | CorpusChoice, settings: TrainSettings) -> str | Mapping[str, int]:
+    """What :func:`bpe_core.train` gets for a corpus: its text, its word counts, or an upload's streamed counts.
+
+    Raises:
+        bpe_core.BPEError: as :func:`streamed_counts`.
+    """
+    if isinstance(corpus, str):
+        return corpus
+    if corpus.counts is not None:
+        return corpus.counts
+    if corpus.source == "upload":
+        return streamed_counts(corpus, settings.pretokenizer, tuple(settings.special_tokens))
+    return corpus.text
+
+
+@st.cache_data(max_entries=8, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key})
+def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
+    """Train on ``corpus`` (a text, or the sidebar's choice) with ``settings``, showing a progress bar while it runs.
 
     The bar is created inside the cached function so that a cache hit replays
     nothing visible (it is emptied before returning, and when training fails, so
@@ -35,13 +77,14 @@ def trained(text: str, settings: TrainSettings) -> bpe_core.TrainResult:
     Raises:
         bpe_core.BPEError, TypeError: bad corpus or settings (not cached).
     """
+    source = training_corpus(corpus, settings)
     bar = st.progress(0.0, text="Counting pairs…")
 
     def progress(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
 
     try:
-        return bpe_core.train(text, **settings.kwargs(), progress=progress)
+        return bpe_core.train(source, **settings.kwargs(), progress=progress)
     finally:
         bar.empty()
 
@@ -56,31 +99,36 @@ def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.T
     Raises:
         bpe_core.BPEError, TypeError: as :func:`trained`.
     """
-    key = (corpus.digest, settings)
+    key = (_corpus_key(corpus), settings)
     memo = st.session_state.get(state.RESULT_MEMO)
     if memo is not None and memo[0] == key:
         return memo[1]
-    result = trained(corpus.text, settings)
+    result = trained(corpus, settings)
     st.session_state[state.RESULT_MEMO] = (key, result)
     return result
 
 
-READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base"}
+READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
 """The real tokenizers shipped in reference_tokenizers/, by the label the Encode page shows."""
+
+AT_START = ("GPT-2", "cl100k_base")
+"""Parsed in the background as the app starts (about a second, 100 MB). o200k_base (2.4 s, a further 120 MB)
+waits until a page that offers it opens (:func:`start_preload` with its label), so a server whose users never
+open such a page does not hold it."""
 
 
 @st.cache_resource(show_spinner=False)
-def start_preload() -> None:
-    """Parse the shipped GPT-2 and cl100k_base tables in a background thread, once per process,
-    so the Encode page finds them ready instead of waiting about a second."""
+def start_preload(labels: tuple[str, ...] = AT_START) -> None:
+    """Parse shipped tables in a background thread, once per process and set of labels,
+    so a page finds them ready instead of waiting (a page's first run does not wait for it)."""
     from bpe_core.formats import preload
 
-    preload(list(READY.values()))
+    preload(tuple(READY[label] for label in labels))
 
 
 @st.cache_resource(show_spinner="Loading the merge table…")
 def ready_tokenizer(label: str) -> bpe_core.Tokenizer:
-    """A shipped real tokenizer (GPT-2, cl100k_base), parsed once per process.
+    """A shipped real tokenizer (GPT-2, cl100k_base, o200k_base), parsed once per process.
 
     ``st.cache_resource`` (not ``cache_data``): the parsed tables are large and
     read-only, so every session shares one copy instead of unpickling it.
@@ -242,11 +290,13 @@ def _export_rows(source: bpe_core.TrainResult | bpe_core.Tokenizer, probe: str, 
     return rows
 
 
-@st.cache_data(max_entries=8, show_spinner="Writing every format and reading it back…")
-def trained_exports(text: str, settings: TrainSettings, corpus_name: str, probe: str) -> list[ExportRow]:
-    """Every format for the tokenizer trained on ``text``, each proven on ``probe`` (same ids after reloading)."""
-    result = trained(text, settings)
-    return _export_rows(result, probe, name="bpe-explorer", corpus=text, corpus_name=corpus_name)
+@st.cache_data(
+    max_entries=8, show_spinner="Writing every format and reading it back…", hash_funcs={CorpusChoice: _corpus_key}
+)
+def trained_exports(corpus: CorpusChoice, settings: TrainSettings, probe: str) -> list[ExportRow]:
+    """Every format for the tokenizer trained on ``corpus``, each proven on ``probe`` (same ids after reloading)."""
+    result = trained(corpus, settings)
+    return _export_rows(result, probe, name="bpe-explorer", corpus_hash=corpus.sha256, corpus_name=corpus.name)
 
 
 @st.cache_data(max_entries=8, show_spinner="Writing every format and reading it back…")
@@ -255,9 +305,9 @@ def uploaded_exports(files: dict[str, bytes], probe: str) -> list[ExportRow]:
     return _export_rows(uploaded_tokenizer(files).tokenizer, probe, name="converted")
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def held_out_counts(text: str, settings: TrainSettings, held_out: str, order: str) -> list[int]:
-    """Token counts of ``held_out`` after 0..N merges of the run ``trained(text, settings)``."""
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key})
+def held_out_counts(corpus: str | CorpusChoice, settings: TrainSettings, held_out: str, order: str) -> list[int]:
+    """Token counts of ``held_out`` after 0..N merges of the run ``trained(corpus, settings)``."""
     from bpe_core.compression import token_counts_by_merges
 
-    return token_counts_by_merges(trained(text, settings).tokenizer, held_out, order)
+    return token_counts_by_merges(trained(corpus, settings).tokenizer, held_out, order)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS
+from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS, WordCountError, parse_word_counts
 from ui import state
 from ui.cache import sample_text
 from ui.corpus import (
@@ -15,12 +15,17 @@ from ui.corpus import (
     CorpusChoice,
     CorpusInputError,
     check_paste,
-    decode_upload,
+    check_upload,
 )
 from ui.settings import TrainSettings, parse_special_tokens
 from viz.markdown import plain
 
-SOURCES = ("Sample", "Paste", "Upload")
+SOURCES = ("Sample", "Paste", "Upload", "Word counts")
+COUNTS_HELP = (
+    "A corpus counted elsewhere (DuckDB, Spark, sort | uniq -c): one 'word<TAB>count', 'word count' or "
+    "'count word' per line, a header line allowed. Each word is one pre-token; the README shows how to count "
+    "a corpus of any size with DuckDB in one line."
+)
 TEXT_PARAM = "text"
 """URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
@@ -99,7 +104,16 @@ def _current_choice(source: str) -> CorpusChoice:
         upload = st.session_state.get(state.UPLOAD)
         if upload is None:
             raise CorpusInputError(f"choose a .txt file to upload (UTF-8, up to {MAX_UPLOAD_MB} MB)")
-        return CorpusChoice("upload", upload.name, decode_upload(upload.getvalue(), upload.name))
+        return CorpusChoice("upload", upload.name, data=check_upload(upload.getvalue(), upload.name))
+    if source == "Word counts":
+        upload = st.session_state.get(state.COUNTS_UPLOAD)
+        if upload is None:
+            raise CorpusInputError(f"choose a word-count file to upload (UTF-8, up to {MAX_UPLOAD_MB} MB)")
+        try:
+            counts = parse_word_counts(check_upload(upload.getvalue(), upload.name), upload.name)
+        except WordCountError as exc:
+            raise CorpusInputError(str(exc)) from None
+        return CorpusChoice("counts", upload.name, counts=counts)
     label = st.session_state.get(state.SAMPLE) or DEFAULT_SAMPLE
     return CorpusChoice("sample", label, sample_text(label))
 
@@ -143,7 +157,15 @@ def render() -> None:
                     f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
                     type=["txt"],
                     key=state.UPLOAD,
-                    help="Line ends (CRLF or LF) are kept as they are in the file.",
+                    help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
+                    "its words counted in one pass when you press Train.",
+                )
+            elif source == "Word counts":
+                st.file_uploader(
+                    f"Upload word counts (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+                    type=["txt", "tsv", "counts"],
+                    key=state.COUNTS_UPLOAD,
+                    help=COUNTS_HELP,
                 )
             else:
                 st.selectbox(
@@ -237,7 +259,7 @@ def render() -> None:
         choice = st.session_state.get(state.APPLIED_CORPUS)
         if choice is not None:
             st.caption(
-                f"Applied with Train: **{plain(choice.name)}**, {len(choice.text):,} characters "
+                f"Applied with Train: **{plain(choice.name)}**, {choice.describe()} "
                 "(for the Train and Compare pages and Encode's “Trained here”)"
             )
 

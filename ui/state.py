@@ -13,6 +13,7 @@ SOURCE = "corpus_source"
 SAMPLE = "corpus_sample"
 PASTE = "corpus_paste"
 UPLOAD = "corpus_upload"
+COUNTS_UPLOAD = "corpus_counts_upload"
 
 # Sidebar: training settings
 TRAIN_FORM = "train_form"
@@ -98,6 +99,7 @@ CMP_METRIC = "cmp_metric"
 CMP_SWITCH_RUN = "cmp_switch_run"
 CMP_SWITCH_RULE = "cmp_switch_rule"
 CMP_SWITCH_CORPUS = "cmp_switch_corpus"
+CMP_REAL = "cmp_real"
 
 
 def cmp_key(index: int, field: str) -> str:

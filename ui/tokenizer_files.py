@@ -69,7 +69,7 @@ def session_panel(session: Session, corpus: CorpusChoice) -> None:
         f"Session {code(session.name)}: {plain(c.pretokenizer)}, {plain(c.unit)}, {plain(c.tie_break)}, trained on "
         f"{trained_on} (SHA-256 {plain(str(session.corpus_sha256)[:12])}…)."
     )
-    if session.matches(corpus.text):
+    if session.corpus_sha256 == corpus.sha256:
         st.success(f"The sidebar corpus ({plain(corpus.name)}) is the one this session was trained on.")
     else:
         st.warning(f"The sidebar corpus ({plain(corpus.name)}) is not the one this session was trained on.")

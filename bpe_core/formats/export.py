@@ -105,6 +105,7 @@ def export(
     name: str = "tokenizer",
     corpus: str | Mapping[str, int] | None = None,
     corpus_name: str | None = None,
+    corpus_hash: str | None = None,
 ) -> dict[str, bytes]:
     """The files of one format: file name -> contents.
 
@@ -117,6 +118,7 @@ def export(
             ``session`` -> ``<name>.session.json``.
         name: the base name for file names and labels.
         corpus, corpus_name: session only: the corpus (its hash is stored) and a label.
+        corpus_hash: session only: the corpus's :func:`~bpe_core.formats.corpus_sha256`, instead of ``corpus``.
 
     Raises:
         OptionError: an unknown format.
@@ -137,7 +139,7 @@ def export(
         }
     if fmt == "subword_nmt":
         return {f"{base}.codes": subword_nmt.to_subword_nmt(tok).encode()}
-    text = session.to_session(source, corpus=corpus, corpus_name=corpus_name, name=name)
+    text = session.to_session(source, corpus=corpus, corpus_hash=corpus_hash, corpus_name=corpus_name, name=name)
     return {f"{base}.session.json": text.encode()}
 
 

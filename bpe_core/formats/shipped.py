@@ -1,4 +1,4 @@
-"""The real tokenizers that ship with the project: GPT-2 and cl100k_base.
+"""The real tokenizers that ship with the project: GPT-2, cl100k_base and o200k_base.
 
 Their tables live in ``reference_tokenizers/`` at the repository root (see its
 README for sources, hashes and the MIT licence); this module finds them
@@ -18,7 +18,13 @@ from ..encoder import Tokenizer
 from ..pretokenize import GPT4_PATTERN
 from ._common import FormatError, read_file
 from .gpt2 import load_vocab_merges
-from .tiktoken_ranks import CL100K_SPECIAL_TOKENS, parse_ranks, tokenizer_from_ranks
+from .tiktoken_ranks import (
+    CL100K_SPECIAL_TOKENS,
+    O200K_PATTERN,
+    O200K_SPECIAL_TOKENS,
+    parse_ranks,
+    tokenizer_from_ranks,
+)
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "reference_tokenizers"
 """``reference_tokenizers/`` at the repository root."""
@@ -27,17 +33,33 @@ FILE_SHA256: dict[str, str] = {
     "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     "vocab.bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
     "cl100k_base.tiktoken": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base.tiktoken": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
 }
 """The sha256 of each shipped file (tiktoken 0.14 ``tiktoken_ext/openai_public.py`` ``expected_hash``)."""
 
 BUNDLED: dict[str, str] = {
     "gpt2": "GPT-2 (OpenAI 2019): 50,000 byte-level merges, GPT-2's regex, <|endoftext|> = 50256.",
     "cl100k_base": "cl100k_base (GPT-3.5/GPT-4): 100,256 ranks looked up by bytes, digit runs of at most 3.",
+    "o200k_base": "o200k_base (GPT-4o): 199,998 ranks looked up by bytes; words split at upper-to-lower case changes.",
 }
 """The shipped tokenizers by name, with a one-line description."""
 
-_ALIASES = {"gpt2": "gpt2", "gpt-2": "gpt2", "r50k_base": "gpt2", "cl100k_base": "cl100k_base", "cl100k": "cl100k_base"}
-_LOCK = threading.Lock()
+_ALIASES = {
+    "gpt2": "gpt2",
+    "gpt-2": "gpt2",
+    "r50k_base": "gpt2",
+    "cl100k_base": "cl100k_base",
+    "cl100k": "cl100k_base",
+    "o200k_base": "o200k_base",
+    "o200k": "o200k_base",
+}
+_RANK_FILES: dict[str, tuple[str, dict[str, int]]] = {
+    "cl100k_base": (GPT4_PATTERN, CL100K_SPECIAL_TOKENS),
+    "o200k_base": (O200K_PATTERN, O200K_SPECIAL_TOKENS),
+}
+"""Each shipped rank file's split pattern and special tokens (tiktoken ``tiktoken_ext/openai_public.py``)."""
+_LOCKS = {key: threading.Lock() for key in BUNDLED}
+"""One lock per table: a page asking for one table never waits while another is parsed."""
 
 
 def _checked(name: str) -> bytes:
@@ -65,22 +87,24 @@ def _load(key: str) -> Tokenizer:
             name="GPT-2",
             sources=("reference_tokenizers/encoder.json", "reference_tokenizers/vocab.bpe"),
         )
-    source = "reference_tokenizers/cl100k_base.tiktoken"
-    ranks = parse_ranks(_checked("cl100k_base.tiktoken"), source)
-    return tokenizer_from_ranks(ranks, GPT4_PATTERN, CL100K_SPECIAL_TOKENS, name="cl100k_base", source=source)
+    pattern, specials = _RANK_FILES[key]
+    source = f"reference_tokenizers/{key}.tiktoken"
+    ranks = parse_ranks(_checked(f"{key}.tiktoken"), source)
+    return tokenizer_from_ranks(ranks, pattern, specials, name=key, source=source)
 
 
 def bundled(name: str) -> Tokenizer:
-    """The shipped GPT-2 or cl100k_base tokenizer, parsed once per process.
+    """The shipped GPT-2, cl100k_base or o200k_base tokenizer, parsed once per process.
 
     Args:
-        name: ``"gpt2"`` (also ``"GPT-2"``, ``"r50k_base"``) or ``"cl100k_base"``
-            (also ``"cl100k"``); case-insensitive.
+        name: ``"gpt2"`` (also ``"GPT-2"``, ``"r50k_base"``), ``"cl100k_base"``
+            (also ``"cl100k"``) or ``"o200k_base"`` (also ``"o200k"``); case-insensitive.
 
     Returns:
         The shared :class:`~bpe_core.Tokenizer` (the same object on every call;
         do not modify it). GPT-2 merges by pair with ids from ``encoder.json``;
-        cl100k_base merges by bytes with ids = ranks and its five special tokens.
+        cl100k_base and o200k_base merge by bytes with ids = ranks and their
+        special tokens (five and two), as tiktoken defines them.
 
     Raises:
         OptionError: an unknown name (the message lists the known ones).
@@ -91,7 +115,7 @@ def bundled(name: str) -> Tokenizer:
     key = _ALIASES.get(str(name).strip().lower())
     if key is None:
         raise OptionError(f"unknown bundled tokenizer {name!r}; expected one of: {', '.join(BUNDLED)}")
-    with _LOCK:
+    with _LOCKS[key]:
         return _load(key)
 
 

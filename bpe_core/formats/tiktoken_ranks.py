@@ -61,11 +61,34 @@ CL100K_SPECIAL_TOKENS: dict[str, int] = {
 }
 """cl100k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``)."""
 
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+"""o200k_base's split pattern (GPT-4o), verbatim from tiktoken 0.14 ``tiktoken_ext/openai_public.py``: a word is
+an optional non-letter, then upper-case letters and lower-case letters (so ``CamelCase`` splits at the case change),
+with an English contraction kept on; digit runs of at most three; punctuation keeps a following ``/`` or newlines."""
+
+O200K_SPECIAL_TOKENS: dict[str, int] = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+"""o200k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``); ids 199998 and 200000..200017 are unset."""
+
 KNOWN_RANK_FILES: dict[str, tuple[str, str, dict[str, int]]] = {
     "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": (
         "cl100k_base",
         GPT4_PATTERN,
         CL100K_SPECIAL_TOKENS,
+    ),
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": (
+        "o200k_base",
+        O200K_PATTERN,
+        O200K_SPECIAL_TOKENS,
     ),
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": (
         "r50k_base",

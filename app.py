@@ -16,7 +16,9 @@ from ui import sidebar, state
 from ui.cache import session_trained
 from ui.layout import setup_page
 from ui.player import step_player
+from ui.presentation import presenting
 from ui.step_view import render_step
+from viz.corpus_strip import excerpt_pieces
 from viz.markdown import plain
 from viz.train_tables import compact, corpus_summary
 
@@ -31,9 +33,11 @@ except (BPEError, TypeError) as exc:
 st.session_state[state.RESULT] = result
 
 summary = corpus_summary(result)
-cols = st.columns(len(summary))
-for col, (name, value) in zip(cols, summary.items()):
-    col.metric(name, compact(value), help=f"{value:,}" if compact(value) != f"{value:,}" else None)
+if presenting():  # one line instead of seven metrics: the step below gets the screen
+    st.caption(" · ".join(f"{name} **{value:,}**" for name, value in summary.items()))
+else:
+    for col, (name, value) in zip(st.columns(len(summary)), summary.items()):
+        col.metric(name, compact(value), help=f"{value:,}" if compact(value) != f"{value:,}" else None)
 if result.stop_reason:
     st.info(plain(result.stop_reason))
 if result.num_merges == 0:
@@ -46,9 +50,10 @@ if result.num_merges == 0:
         )
     st.stop()
 
+excerpt = excerpt_pieces(corpus.text, result.config.pretokenizer, result.config.special_tokens)
 step_player(
     result.num_merges,
-    lambda step: render_step(st.session_state[state.RESULT], step),
+    lambda step: render_step(st.session_state[state.RESULT], step, excerpt=excerpt),
     keys=state.TRAIN_PLAYER,
     source=(corpus.sha256, settings),
 )

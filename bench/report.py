@@ -10,6 +10,7 @@ from .encoding import EncodeRow
 from .measure import geomean
 from .page import PageResult
 from .profiles import Profile
+from .steps import LONG_RUN, StepViews
 from .trainers import CONTENDERS, NAIVE_PAIRING, PAIRINGS
 from .training import TrainCell
 
@@ -19,8 +20,11 @@ TRAIN_VS_HF = 2.0
 FASTER_THAN_SNMT = 5.0
 ENCODE_GEOMEAN = 3.0
 ENCODE_WORST = 6.0
-MEMORY_MB = 400.0
+MEMORY_MB = 120.0
 MEMORY_CORPUS = "udhr-multiscript"
+TRACE_OVERHEAD = 1.15
+STEP_VIEW_S = 0.050
+LONG_RUN_MB = 1536.0
 PAGE_COLD_S = 3.0
 PAGE_WARM_S = 0.5
 PAGE_STEP_S = 0.150
@@ -37,6 +41,8 @@ class Results:
     naive: list[TrainCell] = field(default_factory=list)
     encode: list[EncodeRow] = field(default_factory=list)
     page: PageResult | None = None
+    step_views: list[StepViews] = field(default_factory=list)
+    long_run: dict[str, Any] | None = None
     profiles: list[Profile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -132,6 +138,21 @@ def verdicts(results: Results) -> list[Verdict]:
     else:
         out.append(Verdict(target, "", None))
 
+    for ours, what in (("bpe_ws_trace", "whitespace_eow"), ("bpe_byte_trace", "gpt2/byte")):
+        off = ours.replace("_trace", "_notrace")
+        ratios = {c.corpus: pairing_ratio(c, ours, off, False) for c in cells}
+        ratios = {k: v for k, v in ratios.items() if not math.isnan(v)}
+        target = f"Training 5,000 merges, {what}: trace on at most {TRACE_OVERHEAD:g}x trace off on every corpus{at}"
+        if not ratios:
+            out.append(Verdict(target, "", None))
+            continue
+        worst = max(ratios, key=ratios.get)
+        ok = ratios[worst] <= TRACE_OVERHEAD
+        by = f"worst {worst} {_x(ratios[worst])}"
+        measured = ", ".join(f"{k} {_x(v)}" for k, v in ratios.items())
+        out.append(Verdict(target, measured, ok, by, None if ok else ("train", ours, worst, budget)))
+    out += _trace_verdicts(results)
+
     # memory
     target = f"Memory: 5,000 merges on {MEMORY_CORPUS} with the full trace under {MEMORY_MB:g} MB peak RSS{at}"
     mem_cells = [c for c in cells if c.corpus == MEMORY_CORPUS and c.memory]
@@ -208,6 +229,39 @@ def verdicts(results: Results) -> list[Verdict]:
         out.append(
             Verdict(target, measured, ok, f"{t / limit:.2f}x the allowed time", None if ok else ("page", action))
         )
+    return out
+
+
+def _trace_verdicts(results: Results) -> list[Verdict]:
+    """The step-view and long-run targets."""
+    out = []
+    target = (
+        "Viewing a step (top pairs, every tie with its key, every rewritten word): "
+        f"median under {STEP_VIEW_S * 1000:.0f} ms, first view included"
+    )
+    if results.step_views:
+        worst = max(results.step_views, key=lambda v: v.median)
+        measured = "; ".join(
+            f"{v.corpus}, {v.merges:,} merges: median {v.median * 1000:.1f} ms, "
+            f"first {v.seconds[v.first] * 1000:.1f} ms, slowest {v.worst * 1000:.1f} ms"
+            for v in results.step_views
+        )
+        ok = worst.median < STEP_VIEW_S
+        out.append(Verdict(target, measured, ok, f"{worst.median / STEP_VIEW_S:.2f}x the allowed time"))
+    else:
+        out.append(Verdict(target, "", None))
+    target = (
+        f"`train(..., num_merges={LONG_RUN['num_merges']:,}, pretokenizer='none', unit='byte', min_frequency=1)` on "
+        f"Tiny Shakespeare: finishes or stops with a clear message, peak RSS under {LONG_RUN_MB:,.0f} MB"
+    )
+    run = results.long_run
+    if run:
+        ok = not run["error"] and run["peak_mb"] < LONG_RUN_MB
+        said = run["error"] or run["stop_reason"] or "finished"
+        measured = f"{run['num_merges']:,} merges in {run['seconds']:.0f} s, peak {run['peak_mb']:.0f} MB: {said}"
+        out.append(Verdict(target, measured, ok, f"peak {run['peak_mb']:.0f} MB" if not run["error"] else "failed"))
+    else:
+        out.append(Verdict(target, "", None))
     return out
 
 
@@ -497,6 +551,39 @@ def render(results: Results) -> str:
         lines += _table(["action", "AppTest run, ms (median)", "step player, ms", "spread"], rows)
         lines += ["", "Checks: " + ", ".join(f"{k}: {'yes' if v else 'NO'}" for k, v in p.checks.items()) + "."]
 
+    if r.step_views:
+        lines += [
+            "",
+            "## Viewing a step",
+            "",
+            "One training with the app's default settings, then views of merges spread over the run in shuffled "
+            "order; a view is `steps[k]` + `ties_at(k)` + `word_changes(k)`: everything the Train page shows "
+            "for a step. The first view pays for the lazily built helpers.",
+            "",
+        ]
+        rows = [
+            [
+                v.corpus,
+                f"{v.merges:,}",
+                str(len(v.seconds)),
+                f"{v.median * 1000:.1f}",
+                f"{v.seconds[v.first] * 1000:.1f}",
+            ]
+            + [f"{v.worst * 1000:.1f}"]
+            for v in r.step_views
+        ]
+        lines += _table(["corpus", "merges", "views", "median ms", "first view ms", "slowest ms"], rows, "lrrrrr")
+    if r.long_run:
+        run = r.long_run
+        lines += [
+            "",
+            "## A very long run",
+            "",
+            f"`train(text, {', '.join(f'{k}={v!r}' for k, v in LONG_RUN.items())})` on Tiny Shakespeare in a fresh "
+            f"process: {run['num_merges']:,} merges in {run['seconds']:.0f} s, peak RSS {run['peak_mb']:.0f} MB; "
+            + (run["error"] or run["stop_reason"] or "finished")
+            + ".",
+        ]
     if r.profiles:
         lines += [
             "",

@@ -31,11 +31,13 @@ from .encoding import bundled_contenders, clear_caches, measure_encoding, traine
 from .measure import load_average, machine_facts
 from .profiles import gc_share, profile_call
 from .report import Results, render, verdicts
+from .steps import measure_long_run, measure_step_views
 from .trainers import CONTENDERS, MAIN_KEYS
 from .training import measure_training
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "RESULTS.md"
-SKIPPABLE = ("train", "snmt", "naive", "encode", "page", "memory", "profile")
+SKIPPABLE = ("train", "snmt", "naive", "encode", "page", "memory", "steps", "long", "profile")
+STEP_CORPUS = "tinyshakespeare"
 QUICK_CORPUS = "taylorswift"
 PAGE_SAMPLE = "Tiny Shakespeare (1.1 MB)"
 QUICK_PAGE_SAMPLE = "Shakespeare excerpt (12 KB)"
@@ -171,6 +173,22 @@ def run(args: argparse.Namespace, command: str) -> Results:
     if "page" not in args.skip:
         log(f"page: {args.page_sample} at {args.page_merges} merges, {args.repeats} session(s)")
         guarded("page latency", page_part)
+    if "steps" not in args.skip and texts:
+        budget = 5000 if not args.quick else args.merges[-1]
+        step_corpus = STEP_CORPUS if STEP_CORPUS in texts else next(iter(texts))
+
+        def steps_part() -> None:
+            results.step_views.append(measure_step_views(step_corpus, texts[step_corpus], budget, log=log))
+
+        log(f"step views: {step_corpus} at {budget} merges")
+        guarded("step views", steps_part)
+    if "long" not in args.skip and not args.quick and STEP_CORPUS in texts:
+
+        def long_part() -> None:
+            results.long_run = measure_long_run(STEP_CORPUS, directory, log=log)
+
+        log(f"long run: {STEP_CORPUS}, 200,000 merges, none/byte, min_frequency=1")
+        guarded("long run", long_part)
     if "profile" not in args.skip:
         requests = dict.fromkeys(v.profile for v in verdicts(results) if v.ok is False and v.profile is not None)
         for request in requests:  # one profile per distinct measurement, however many targets it misses

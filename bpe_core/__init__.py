@@ -9,6 +9,7 @@ The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read
 worked example against what BPE really does (:mod:`bpe_core.checking`).
 """
 
+from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
 from .byte_level import bytes_to_unicode, unicode_to_bytes
 from .checking import (
     CheckSettings,
@@ -22,9 +23,12 @@ from .checking import (
 )
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
+from .model import MergeModel
+from .pipeline import Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import PRETOKENIZERS, pretokenize
 from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
+from .spelling import Temporaries
 from .symbols import END_OF_WORD, MARKER, UNITS
 from .text_stream import TextDecodeError, count_utf8
 from .tiebreak import TIE_BREAKS
@@ -33,6 +37,7 @@ from .trace import (
     EncodeTrace,
     Fallback,
     MergeStep,
+    MergeSummary,
     OrderDifference,
     PieceTrace,
     RoundTrip,
@@ -47,6 +52,7 @@ __all__ = [
     "BPEError",
     "BlockedRule",
     "BudgetError",
+    "Decoder",
     "CheckSettings",
     "ClaimError",
     "ClaimStep",
@@ -58,8 +64,10 @@ __all__ = [
     "FALLBACKS",
     "Fallback",
     "MARKER",
+    "MergeModel",
     "MergeCheck",
     "MergeStep",
+    "MergeSummary",
     "MergeTableError",
     "MergeTree",
     "ORDERS",
@@ -67,9 +75,12 @@ __all__ = [
     "OrderDifference",
     "PRETOKENIZERS",
     "PieceTrace",
+    "PreTokenizer",
     "RoundTrip",
     "RuleApplication",
+    "SpecialTokens",
     "TIE_BREAKS",
+    "Temporaries",
     "TextDecodeError",
     "TokenIdError",
     "Tokenizer",

@@ -15,9 +15,13 @@ curves on held-out text).
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
-from .encoder import ORDERS, Tokenizer
-from .symbols import check_option
+from .merging import Record, merge_order
+from .spelling import Temporaries
+
+if TYPE_CHECKING:
+    from .encoder import Tokenizer
 
 
 def token_counts_by_merges(tokenizer: Tokenizer, text: str, order: str = "rank") -> list[int]:
@@ -36,16 +40,18 @@ def token_counts_by_merges(tokenizer: Tokenizer, text: str, order: str = "rank")
     Raises:
         OptionError: unknown ``order``.
     """
-    check_option("order", order, ORDERS)
-    n = len(tokenizer.merge_ids)
+    mode = merge_order(order)
+    model = tokenizer.model
+    n = len(model.merge_ids)
     saved = [0] * (n + 1)  # saved[m]: tokens removed by applications whose prefix maximum is m
     initial = 0
-    chunks = Counter(c for piece, _ in tokenizer._split(text, ()) for c in tokenizer._chunks(piece))
+    temporaries = Temporaries(len(model))
+    chunks = Counter(chunk for chunk, _special in tokenizer.pre_tokens(text))
     for chunk, freq in chunks.items():
-        record: list[tuple[int, tuple[int, ...], list[int], list[int]]] = []
-        syms = tokenizer._spell(chunk)
+        record: Record = []
+        syms = model.spell(chunk, temporaries)
         initial += len(syms) * freq
-        tokenizer._merge(list(syms), order, record)
+        model.merge(syms, mode, record)
         peak = -1
         for rank, sites, _before, _after in record:
             peak = max(peak, rank)

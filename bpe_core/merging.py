@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import islice
 
+from .errors import OptionError
 from .symbols import SHIFT
 
 INF = 1 << 62
@@ -31,6 +33,50 @@ Record = list[tuple[int, tuple[int, ...], list[int], list[int]]]
 """``(rank, sites, before, after)`` per rule application, as :meth:`RuleApplier.apply` records them."""
 
 
+@dataclass(frozen=True)
+class MergeOrder:
+    """How a merge table is applied to new text.
+
+    Attributes:
+        name: ``"rank"`` or ``"sequential"``, the value the public API accepts.
+        description: one line for help texts.
+        sequential: True when the table is walked once in learned order (each
+            rank at most once, ranks only rising); False when the lowest-rank
+            adjacent pair is merged again and again.
+    """
+
+    name: str
+    description: str
+    sequential: bool
+
+
+RANK = MergeOrder(
+    "rank", "Repeatedly merge the lowest-rank adjacent pair (GPT-2 encoder.py, tiktoken, Hugging Face).", False
+)
+SEQUENTIAL = MergeOrder(
+    "sequential", "Apply the merge table once, rule by rule in learned order (the textbook training loop).", True
+)
+MERGE_ORDERS: dict[str, MergeOrder] = {m.name: m for m in (RANK, SEQUENTIAL)}
+"""Every merge order by name."""
+
+ORDERS: dict[str, str] = {name: m.description for name, m in MERGE_ORDERS.items()}
+"""Every merge order with a one-line description."""
+
+
+def merge_order(order: str | MergeOrder) -> MergeOrder:
+    """The :class:`MergeOrder` named ``order`` (a :class:`MergeOrder` is returned as it is).
+
+    Raises:
+        OptionError: an unknown name, listing the known ones.
+    """
+    if isinstance(order, MergeOrder):
+        return order
+    found = MERGE_ORDERS.get(order) if isinstance(order, str) else None
+    if found is None:
+        raise OptionError(f"unknown order {order!r}; expected one of: {', '.join(MERGE_ORDERS)}")
+    return found
+
+
 class RuleApplier:
     """Applies one merge table to symbol lists.
 
@@ -38,8 +84,7 @@ class RuleApplier:
         merge_ids: ``(left_id, right_id, new_id)`` per merge, in rank order.
         pair_rank: pair key (``left * SHIFT + right``) -> rank, for pair semantics.
         token_rank: token bytes -> rank, for byte semantics (empty otherwise).
-        data: id -> the token's bytes (the table's own list: symbols added to
-            the table later are seen).
+        data: id -> the token's bytes.
         merge_by: ``"pair"`` or ``"bytes"``.
         whole_piece: byte semantics only: finish with tiktoken's whole-piece lookup.
     """
@@ -49,7 +94,7 @@ class RuleApplier:
         merge_ids: Sequence[tuple[int, int, int]],
         pair_rank: dict[int, int],
         token_rank: dict[bytes, int],
-        data: list[bytes],
+        data: Sequence[bytes],
         merge_by: str,
         whole_piece: bool,
     ) -> None:
@@ -57,7 +102,7 @@ class RuleApplier:
         self.pair_rank = pair_rank
         self.token_rank = token_rank
         self.data = data
-        self.merge_by = merge_by
+        self.by_bytes = merge_by == "bytes"
         self.whole_piece = whole_piece
         self._rank_encoder: Callable[[str], tuple[int, ...]] | None = None
 
@@ -69,9 +114,10 @@ class RuleApplier:
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("_rank_encoder", None)  # pickled before the fast path existed
+        self.__dict__.setdefault("by_bytes", state.get("merge_by") == "bytes")  # pickled before MergeOrder
 
     def apply(
-        self, syms: list[int], order: str, record: Record | None = None, start: int = 0, stop: int = INF
+        self, syms: list[int], order: MergeOrder, record: Record | None = None, start: int = 0, stop: int = INF
     ) -> list[int]:
         """Apply the merge rules to one pre-token's symbols; return the merged symbols.
 
@@ -80,14 +126,14 @@ class RuleApplier:
         ``record`` collects ``(rank, sites, before, after)`` per rule applied.
         """
         long = len(syms) > LONG and record is None
-        if self.merge_by == "bytes":
+        if self.by_bytes:
             if long:
                 out = self._merge_long(syms, order, start, stop)
             else:
                 get, data = self.token_rank.get, self.data
                 ranks = [get(data[x] + data[y], INF) for x, y in zip(syms, syms[1:])]
                 out = self._merge_short(syms, ranks, order, record, start, stop)
-            if len(out) > 1 and order == "rank" and self.whole_piece:
+            if len(out) > 1 and not order.sequential and self.whole_piece:
                 out = self._whole_piece(out, record)
             return out
         if long:
@@ -130,7 +176,7 @@ class RuleApplier:
         perm = bytes(byte_ids) if len(byte_ids) == 256 and max(byte_ids) < 256 else None
         new_of = [new for _a, _b, new in self.merge_ids]
         merge_long = self._merge_long
-        if self.merge_by == "bytes":
+        if self.by_bytes:
             token_get, data = self.token_rank.get, self.data
             whole = self.whole_piece
 
@@ -145,7 +191,7 @@ class RuleApplier:
                 if n <= 1:
                     return tuple(syms)
                 if n > LONG:
-                    return tuple(merge_long(syms, "rank"))
+                    return tuple(merge_long(syms, RANK))
                 return tuple(_rank_bytes(syms, token_get, data, new_of))
 
             return encode
@@ -157,7 +203,7 @@ class RuleApplier:
             def encode(chunk: str) -> tuple[int, ...]:
                 piece = chunk.encode("utf-8")
                 syms = list(piece.translate(perm)) if perm is not None else [byte_ids[b] for b in piece]
-                return tuple(apply(syms, "rank"))
+                return tuple(apply(syms, RANK))
 
             return encode
 
@@ -179,21 +225,21 @@ class RuleApplier:
             if n <= 1:
                 return tuple(syms)
             if n > LONG:
-                return tuple(merge_long(syms, "rank"))
+                return tuple(merge_long(syms, RANK))
             return tuple(_rank_pairs(syms, rows, new_of))
 
         return encode
 
     def _rank_of(self) -> Callable[[int, int], int]:
         """``rank_of(left, right)``: the rank that merges two adjacent symbols, or a huge number."""
-        if self.merge_by == "bytes":
+        if self.by_bytes:
             get, data = self.token_rank.get, self.data
             return lambda x, y: get(data[x] + data[y], INF)
         pget = self.pair_rank.get
         return lambda x, y: pget(x * SHIFT + y, INF)
 
     def _merge_short(
-        self, syms: list[int], ranks: list[int], order: str, record: list | None, start: int, stop: int
+        self, syms: list[int], ranks: list[int], order: MergeOrder, record: list | None, start: int, stop: int
     ) -> list[int]:
         """The merge loop for short chunks, keeping each adjacent pair's rank up to date.
 
@@ -206,8 +252,8 @@ class RuleApplier:
         """
         merges = self.merge_ids
         rank_of: Callable[[int, int], int] | None = None
-        single = self.merge_by == "bytes" and order == "rank"
-        sequential = order == "sequential"
+        sequential = order.sequential
+        single = self.by_bytes and not sequential
         last = start - 1
         while ranks:
             if sequential:
@@ -262,7 +308,7 @@ class RuleApplier:
             record.append((rank, (0,), out, [new]))
         return [new]
 
-    def _merge_long(self, syms: list[int], order: str, start: int = 0, stop: int = INF) -> list[int]:
+    def _merge_long(self, syms: list[int], order: MergeOrder, start: int = 0, stop: int = INF) -> list[int]:
         """The same as :meth:`apply` in O(n log n), for long chunks (linked list + heap).
 
         The heap holds ``(rank, position)``; entries are checked when popped.
@@ -270,77 +316,100 @@ class RuleApplier:
         merge its occurrences left to right; tiktoken byte semantics in
         ``rank`` order merge one popped entry at a time.
         """
-        merges = self.merge_ids
-        if self.merge_by == "bytes":
-            get, data = self.token_rank.get, self.data
-
-            def rank_of(x: int, y: int) -> int | None:
-                return get(data[x] + data[y])
-        else:
-            pget = self.pair_rank.get
-
-            def rank_of(x: int, y: int) -> int | None:
-                return pget(x * SHIFT + y)
-
-        single = self.merge_by == "bytes" and order == "rank"
+        rank_of = self._rank_or_none()
         n = len(syms)
         sym = list(syms)
         nxt = list(range(1, n + 1))
         nxt[-1] = -1
         prv = list(range(-1, n - 1))
-        heap = []
-        for i in range(n - 1):
-            r = rank_of(sym[i], sym[i + 1])
-            if r is not None:
-                heap.append((r, i))
+        heap = [(r, i) for i in range(n - 1) if (r := rank_of(sym[i], sym[i + 1])) is not None]
         heapq.heapify(heap)
+        sequential = order.sequential
+        single = self.by_bytes and not sequential
         last = start - 1
-        sequential = order == "sequential"
         while heap:
             r = heap[0][0]
             if sequential and r >= stop:
                 break
-            if single:
-                batch = [heapq.heappop(heap)[1]]
-            else:
-                batch = []
-                while heap and heap[0][0] == r:
-                    batch.append(heapq.heappop(heap)[1])
+            batch = [heapq.heappop(heap)[1]] if single else _pop_rank(heap, r)
             if sequential and r <= last:
                 continue
-            new = merges[r][2]
-            pushes = []
-            for i in batch:  # ascending positions: left to right
-                j = nxt[i]
-                if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != r:
-                    continue
-                n2 = nxt[j]
-                sym[i] = new
-                sym[j] = -1
-                nxt[i] = n2
-                if n2 >= 0:
-                    prv[n2] = i
-                pushes.append(i)
+            new = self.merge_ids[r][2]
+            joined = _join(batch, r, new, sym, nxt, prv, rank_of)
             last = r
-            for i in pushes:
-                if sym[i] != new:
-                    continue
-                p = prv[i]
-                if p >= 0:
-                    rr = rank_of(sym[p], new)
-                    if rr is not None:
-                        heapq.heappush(heap, (rr, p))
-                j = nxt[i]
-                if j >= 0:
-                    rr = rank_of(new, sym[j])
-                    if rr is not None:
-                        heapq.heappush(heap, (rr, i))
+            _push_neighbours(joined, new, sym, nxt, prv, rank_of, heap)
         out = []
         i = 0
         while i != -1:
             out.append(sym[i])
             i = nxt[i]
         return out
+
+    def _rank_or_none(self) -> Callable[[int, int], int | None]:
+        """``rank_of(left, right)``: the rank that merges two adjacent symbols, or ``None``."""
+        if self.by_bytes:
+            get, data = self.token_rank.get, self.data
+            return lambda x, y: get(data[x] + data[y])
+        pget = self.pair_rank.get
+        return lambda x, y: pget(x * SHIFT + y)
+
+
+def _pop_rank(heap: list[tuple[int, int]], rank: int) -> list[int]:
+    """Pop every heap entry of ``rank``; their positions, ascending (left to right)."""
+    batch = []
+    while heap and heap[0][0] == rank:
+        batch.append(heapq.heappop(heap)[1])
+    return batch
+
+
+def _join(
+    batch: list[int],
+    rank: int,
+    new: int,
+    sym: list[int],
+    nxt: list[int],
+    prv: list[int],
+    rank_of: Callable[[int, int], int | None],
+) -> list[int]:
+    """Merge the still-valid pairs of ``rank`` at ``batch``'s positions (a linked list); the positions merged."""
+    joined = []
+    for i in batch:  # ascending positions: left to right
+        j = nxt[i]
+        if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != rank:
+            continue
+        n2 = nxt[j]
+        sym[i] = new
+        sym[j] = -1
+        nxt[i] = n2
+        if n2 >= 0:
+            prv[n2] = i
+        joined.append(i)
+    return joined
+
+
+def _push_neighbours(
+    joined: list[int],
+    new: int,
+    sym: list[int],
+    nxt: list[int],
+    prv: list[int],
+    rank_of: Callable[[int, int], int | None],
+    heap: list[tuple[int, int]],
+) -> None:
+    """Push the ranks of the pairs each new symbol forms with its neighbours."""
+    for i in joined:
+        if sym[i] != new:
+            continue
+        p = prv[i]
+        if p >= 0:
+            rr = rank_of(sym[p], new)
+            if rr is not None:
+                heapq.heappush(heap, (rr, p))
+        j = nxt[i]
+        if j >= 0:
+            rr = rank_of(new, sym[j])
+            if rr is not None:
+                heapq.heappush(heap, (rr, i))
 
 
 def _made_before_use(merge_ids: Sequence[tuple[int, int, int]], size: int) -> bool:

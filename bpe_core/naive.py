@@ -15,8 +15,12 @@ than from the incremental index:
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 from .corpus import Corpus, word_counts
-from .symbols import SymbolTable, spell_corpus
+from .symbols import spell_corpus
+from .tiebreak import FirstSeen, pick, tie_rule
+from .trace import MergeStep, WordChange
 
 
 def naive_train(
@@ -39,6 +43,7 @@ def naive_train(
     eow = end_of_word if pretokenizer == "whitespace_eow" else None
     table, words = spell_corpus(counts, unit, eow, tuple(special_tokens))
     freqs = list(counts.values())
+    rule = tie_rule(tie_break)
     out: list[tuple[tuple[str, str], int]] = []
     for _ in range(num_merges):
         stats: dict[tuple[int, int], int] = {}
@@ -47,7 +52,7 @@ def naive_train(
                 stats[pair] = stats.get(pair, 0) + f
         if not stats:
             break
-        best = _pick(stats, tie_break, table)
+        best = pick(rule, stats, table.strings, table.hf_rank)
         if stats[best] < min_frequency:
             break
         a, b = best
@@ -55,20 +60,6 @@ def naive_train(
         out.append(((table.strings[a], table.strings[b]), stats[best]))
         words = [_merge_word(syms, a, b, new) for syms in words]
     return out
-
-
-def _pick(stats: dict[tuple[int, int], int], rule: str, table: SymbolTable) -> tuple[int, int]:
-    if rule == "first_seen":
-        return max(stats, key=stats.__getitem__)
-    top = max(stats.values())
-    tied = [p for p, c in stats.items() if c == top]
-    s = table.strings
-    if rule == "alphabetical":
-        return min(tied, key=lambda p: (s[p[0]], s[p[1]]))
-    if rule == "subword_nmt":
-        return max(tied, key=lambda p: (s[p[0]], s[p[1]]))
-    hf = table.hf_rank
-    return min(tied, key=lambda p: (hf[p[0]], hf[p[1]]))
 
 
 def _merge_word(syms: list[int], a: int, b: int, new: int) -> list[int]:
@@ -84,3 +75,108 @@ def _merge_word(syms: list[int], a: int, b: int, new: int) -> list[int]:
             out.append(syms[i])
             i += 1
     return out
+
+
+def naive_steps(
+    corpus: Corpus,
+    num_merges: int,
+    *,
+    pretokenizer: str = "whitespace_eow",
+    unit: str = "char",
+    end_of_word: str = "separate",
+    tie_break: str = "first_seen",
+    min_frequency: int = 2,
+    top_k: int = 10,
+    max_tied: int = 10,
+    trace_words: int = 6,
+) -> list[tuple[MergeStep, list[WordChange]]]:
+    """Every merge's full record, recounted from scratch: ``[(step, all rewritten words), ...]``.
+
+    The eager reference for :attr:`bpe_core.TrainResult.steps`: before each
+    merge every pair is recounted, with where it is first seen (words in
+    corpus order, each left to right, offsets in base symbols); pairs are
+    ranked by count, then by the tie rule (:mod:`bpe_core.tiebreak`). Words
+    are always whole here (``excerpt`` is False), also in ``step.words``.
+    Arguments mean what they mean for :func:`bpe_core.train`.
+    """
+    counts = word_counts(corpus, pretokenizer, ())
+    eow = end_of_word if pretokenizer == "whitespace_eow" else None
+    table, words = spell_corpus(counts, unit, eow, ())
+    texts, freqs = list(counts), list(counts.values())
+    starts = [0, *accumulate(map(len, words))]
+    rule = tie_rule(tie_break)
+    width = [1] * len(table)  # base symbols per token
+    tokens = sum(len(w) * f for w, f in zip(words, freqs))
+    out: list[tuple[MergeStep, list[WordChange]]] = []
+    for k in range(num_merges):
+        stats, seen = _recount(words, freqs, texts, starts, width)
+        if not stats or max(stats.values()) < min_frequency:
+            break
+        ordered = []
+        for c in sorted(set(stats.values()), reverse=True):
+            ordered += rule.order([p for p in stats if stats[p] == c], table.strings, table.hf_rank, seen)
+        a, b = ordered[0]
+        new = table.add_merge(a, b)
+        width.append(width[a] + width[b])
+        changes, words = _rewrite(words, freqs, texts, table.strings, a, b, new)
+        tokens -= sum(w.occurrences * w.freq for w in changes)
+        tied = [p for p in ordered if stats[p] == stats[(a, b)]]
+        s = table.strings
+        step = MergeStep(
+            rank=k,
+            pair=(s[a], s[b]),
+            token=s[new],
+            token_id=new,
+            count=stats[(a, b)],
+            replacements=sum(w.occurrences * w.freq for w in changes),
+            tied=tuple((s[x], s[y]) for x, y in tied[:max_tied]),
+            tie_keys=tuple(rule.describe(s, table.hf_rank, x, y, seen[(x, y)]) for x, y in tied[:max_tied]),
+            num_tied=len(tied),
+            tie_break=tie_break,
+            top_pairs=tuple(((s[x], s[y]), stats[(x, y)]) for x, y in ordered[:top_k]),
+            words=tuple(sorted(changes, key=lambda w: -w.freq)[:trace_words]),
+            num_words=len(changes),
+            tokens_after=tokens,
+            vocab_size_after=len(table),
+        )
+        out.append((step, changes))
+    return out
+
+
+def _recount(
+    words: list[list[int]], freqs: list[int], texts: list[str], starts: list[int], width: list[int]
+) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], FirstSeen]]:
+    """Every pair's count, and where each is first seen (offsets in base symbols)."""
+    stats: dict[tuple[int, int], int] = {}
+    seen: dict[tuple[int, int], FirstSeen] = {}
+    for w, (syms, f) in enumerate(zip(words, freqs)):
+        offset = 0
+        for pair in zip(syms, syms[1:]):
+            if pair not in stats:
+                seen[pair] = FirstSeen(w, texts[w], offset, starts[w] + offset)
+            stats[pair] = stats.get(pair, 0) + f
+            offset += width[pair[0]]
+    return stats, seen
+
+
+def _rewrite(
+    words: list[list[int]], freqs: list[int], texts: list[str], strings: list[str], a: int, b: int, new: int
+) -> tuple[list[WordChange], list[list[int]]]:
+    """Merge ``a b`` everywhere: the changed words as records, and the new spellings."""
+    changes, merged = [], []
+    for w, syms in enumerate(words):
+        after = _merge_word(syms, a, b, new)
+        merged.append(after)
+        if len(after) < len(syms):
+            changes.append(
+                WordChange(
+                    word=texts[w],
+                    freq=freqs[w],
+                    before=tuple(strings[i] for i in syms),
+                    after=tuple(strings[i] for i in after),
+                    merged_at=tuple(i for i, t in enumerate(after) if t == new),
+                    excerpt=False,
+                    occurrences=len(syms) - len(after),
+                )
+            )
+    return changes, merged

@@ -241,7 +241,8 @@ def find_tokens(tokenizer: Tokenizer, text: str, limit: int = 20) -> list[int]:
 
     A token matches when its display string (``Ġthe``, ``est</w>``) or the text its
     bytes decode to (`` the``) equals or contains ``text``; an all-digit
-    ``text`` that is a valid id also matches that id.
+    ``text`` that is a valid id also matches that id. The first search of a
+    tokenizer decodes its vocabulary once (kept while the tokenizer lives).
 
     Args:
         tokenizer: the vocabulary to search.
@@ -261,15 +262,27 @@ def find_tokens(tokenizer: Tokenizer, text: str, limit: int = 20) -> list[int]:
             exact.append(int(text))
         except TokenIdError:
             pass
-    for string, tid in tokenizer.vocab.items():
-        shown = tokenizer.token_bytes(tid).decode("utf-8", "replace")
-        if text in (string, shown):
+    for tid, string, shown in _search_index(tokenizer):
+        if text == string or text == shown:
             if tid not in exact:
                 exact.append(tid)
         elif text in string or text in shown:
             partial.append((len(shown), tid))
     partial.sort()
     return (exact + [tid for _n, tid in partial])[:limit]
+
+
+_SEARCH: weakref.WeakKeyDictionary[Tokenizer, list[tuple[int, str, str]]] = weakref.WeakKeyDictionary()
+
+
+def _search_index(tokenizer: Tokenizer) -> list[tuple[int, str, str]]:
+    """``(id, display string, decoded text)`` for every token, in id order (cached per tokenizer)."""
+    index = _SEARCH.get(tokenizer)
+    if index is None:
+        data = tokenizer.token_bytes
+        index = sorted((tid, s, data(tid).decode("utf-8", "replace")) for s, tid in tokenizer.vocab.items())
+        _SEARCH[tokenizer] = index
+    return index
 
 
 class _TrainingInfo:

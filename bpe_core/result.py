@@ -1,17 +1,87 @@
-"""The result of a training run: merge table, vocabulary, tokenizer and trace."""
+"""The result of a training run: merge table, vocabulary, tokenizer and a trace computed on demand.
+
+Training keeps a compact log (:mod:`bpe_core.recorder`); every step's view
+(top pairs, tied pairs with their tie keys, rewritten words) is rebuilt from it
+when asked: the pair counts from the nearest snapshot plus the changes since,
+the words from the corpus layout. :attr:`TrainResult.steps` is a lazy sequence
+of :class:`~bpe_core.trace.MergeStep` built that way, a bounded number cached.
+"""
 
 from __future__ import annotations
 
-from array import array
+import heapq
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from itertools import accumulate
+from typing import TYPE_CHECKING, overload
 
+from .recorder import GONE, MergeLog, TraceLog
 from .symbols import SHIFT
-from .trace import MergeStep, Pair, TrainConfig, WordChange
+from .tiebreak import FirstSeen, tie_rule
+from .trace import MergeStep, MergeSummary, Pair, TrainConfig, WordChange
 
 if TYPE_CHECKING:
     from .encoder import Tokenizer
+
+WORD_TRACE_LIMIT = 64
+"""Words longer than this (in tokens, after the merge) are shown as excerpts in ``MergeStep.words``."""
+
+EXCERPT_BEFORE = 8
+"""An excerpt starts this many tokens before the word's first merge site ..."""
+
+EXCERPT_LEN = 32
+"""... and holds this many tokens."""
+
+STEP_CACHE = 64
+"""How many built :class:`MergeStep` objects :attr:`TrainResult.steps` keeps."""
+
+
+class Steps(Sequence[MergeStep]):
+    """The merge steps of a run as a read-only sequence; each is built when first read.
+
+    Indexing, slicing, ``len`` and iteration work as on a list; the last
+    :data:`STEP_CACHE` steps read are kept.
+    """
+
+    def __init__(self, result: TrainResult) -> None:
+        self._result = result
+        self._cache: OrderedDict[int, MergeStep] = OrderedDict()
+
+    def __len__(self) -> int:
+        return self._result.num_merges
+
+    @overload
+    def __getitem__(self, k: int) -> MergeStep: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[MergeStep]: ...
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        n = len(self)
+        if not isinstance(k, int) or not -n <= k < n:
+            raise IndexError(f"step {k!r} is out of range for {n} merges")
+        k %= n
+        step = self._cache.get(k)
+        if step is None:
+            step = self._cache[k] = self._result._build_step(k)
+            if len(self._cache) > STEP_CACHE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(k)
+        return step
+
+    def __iter__(self) -> Iterator[MergeStep]:
+        return (self[k] for k in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, (Steps, list, tuple)) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} merge steps>"
 
 
 @dataclass(frozen=True)
@@ -21,7 +91,6 @@ class TrainResult:
     Attributes:
         config: the settings used.
         merges: the merge table, ``[(left, right), ...]`` in rank order.
-        steps: one :class:`~bpe_core.trace.MergeStep` per merge.
         vocab: token string -> id (special tokens, base alphabet, merges; if two
             ids share a string the first keeps it).
         tokenizer: a :class:`~bpe_core.encoder.Tokenizer` for this merge table.
@@ -36,16 +105,14 @@ class TrainResult:
             the fair denominator for characters per token across pre-tokenizers.
         text_bytes: the same in UTF-8 bytes.
         stop_reason: why fewer merges than requested were learned, else ``None``.
-        pair_counts_initial: packed pair counts before the first merge (use
-            :meth:`pair_counts_at`).
-        pair_count_deltas: packed per-merge pair-count changes.
-        changed_words: packed per-merge indices (into ``words``) of the rewritten words.
         symbol_strings: id -> token string for every id (duplicates kept).
+        hf_ranks: id -> the id Hugging Face ``BpeTrainer`` gives it (the
+            ``hf_tokenizers`` tie rule compares these).
+        log: what training recorded (:class:`~bpe_core.recorder.MergeLog`).
     """
 
     config: TrainConfig
     merges: list[Pair]
-    steps: list[MergeStep]
     vocab: dict[str, int]
     tokenizer: Tokenizer
     alphabet: tuple[str, ...]
@@ -56,41 +123,81 @@ class TrainResult:
     text_chars: int
     text_bytes: int
     stop_reason: str | None
-    pair_counts_initial: bytes
-    pair_count_deltas: tuple[bytes, ...]
-    changed_words: tuple[bytes, ...]
     symbol_strings: tuple[str, ...]
+    hf_ranks: tuple[int, ...]
+    log: MergeLog
+
+    # ------------------------------------------------------------------ whole-run views
 
     @cached_property
-    def initial_segmentations(self) -> tuple[tuple[str, ...], ...]:
-        """Each word's base symbols (the end-of-word marker included), aligned with ``words``."""
-        strings = self.symbol_strings
-        return tuple(tuple(strings[i] for i in self.tokenizer.replay_ids(word, 0)) for word, _freq in self.words)
-
-    @cached_property
-    def _pair_totals(self) -> tuple[int, ...]:
-        """How many distinct pairs have a positive count after each number of merges (one pass over the deltas)."""
-        if not self.pair_counts_initial:
-            raise ValueError("pair counts were not recorded: train with trace=True")
-        counts = self._unpack_counts(self.pair_counts_initial)
-        totals = [len(counts)]
-        live = len(counts)
-        for packed in self.pair_count_deltas:
-            flat = array("q")
-            flat.frombytes(packed)
-            for i in range(0, len(flat), 2):
-                key = flat[i]
-                old = counts.get(key, 0)
-                new = old + flat[i + 1]
-                counts[key] = new
-                live += (new > 0) - (old > 0)
-            totals.append(live)
-        return tuple(totals)
+    def steps(self) -> Steps:
+        """One :class:`~bpe_core.trace.MergeStep` per merge, built when read (see :class:`Steps`)."""
+        return Steps(self)
 
     @property
     def num_merges(self) -> int:
         """How many merges were learned."""
         return len(self.merges)
+
+    @cached_property
+    def summaries(self) -> tuple[MergeSummary, ...]:
+        """Every merge's headline numbers (no top pairs or words): cheap to list for a whole run."""
+        strings, log = self.symbol_strings, self.log
+        tied = self._num_tied
+        return tuple(
+            MergeSummary(
+                rank=k,
+                pair=pair,
+                token=strings[new],
+                token_id=new,
+                count=log.counts[k],
+                replacements=log.replaced[k],
+                num_tied=tied[k],
+                tokens_after=self._tokens[k + 1],
+                vocab_size_after=log.base_size + k + 1,
+            )
+            for k, (pair, (_a, _b, new)) in enumerate(zip(self.merges, log.merge_ids))
+        )
+
+    @cached_property
+    def initial_segmentations(self) -> tuple[tuple[str, ...], ...]:
+        """Each word's base symbols (the end-of-word marker included), aligned with ``words``."""
+        return tuple(self.segmentation(w, 0) for w in range(len(self.words)))
+
+    @cached_property
+    def _tokens(self) -> list[int]:
+        return list(accumulate(self.log.replaced, lambda total, r: total - r, initial=self.initial_tokens))
+
+    @cached_property
+    def _num_tied(self) -> list[int]:
+        """How many pairs shared the winning count at each merge (one pass over the count changes)."""
+        trace = self.log.trace
+        if trace is None:
+            return [1] * self.num_merges
+        counts = trace.counts_at(0)
+        hist: dict[int, int] = {}
+        for c in counts.values():
+            hist[c] = hist.get(c, 0) + 1
+        out = []
+        for k, best in enumerate(self.log.counts):
+            out.append(hist.get(best, 1))
+            flat = trace.changes(k)
+            for key, change in zip(flat[::2], flat[1::2]):
+                old = counts.get(key, 0)
+                counts[key] = new = old + change
+                if old:
+                    hist[old] -= 1
+                if new:
+                    hist[new] = hist.get(new, 0) + 1
+        return out
+
+    # ------------------------------------------------------------------ per-step queries
+
+    def _trace(self, what: str = "pair counts") -> TraceLog:
+        trace = self.log.trace
+        if trace is None:
+            raise ValueError(f"{what} were not recorded: train with trace=True")
+        return trace
 
     def tokens_at(self, k: int) -> int:
         """Corpus length in tokens after ``k`` merges, weighted by word frequency.
@@ -105,32 +212,29 @@ class TrainResult:
             ValueError: ``k`` out of range.
         """
         self._check_step(k)
-        return self.initial_tokens if k == 0 else self.steps[k - 1].tokens_after
+        return self._tokens[k]
 
     def num_pairs_at(self, k: int) -> int:
         """How many distinct adjacent pairs the corpus holds after ``k`` merges (just before merge ``k``).
 
-        This is the length of :meth:`pair_counts_at` ``(k, by_id=True)``, the
-        denominator for "top 10 of N pairs"; all steps are computed in one pass
-        over the recorded deltas the first time it is asked for.
-
-        Args:
-            k: 0 for the initial counts, up to ``num_merges``.
-
-        Returns:
-            The number of pairs with a positive count.
+        The length of :meth:`pair_counts_at` ``(k, by_id=True)``: the
+        denominator for "top 10 of N pairs".
 
         Raises:
             ValueError: ``k`` out of range, or the run was made with ``trace=False``.
         """
         self._check_step(k)
-        return self._pair_totals[k]
+        return len(self._counts(k))
 
-    @staticmethod
-    def _unpack_counts(packed: bytes) -> dict[int, int]:
-        flat = array("q")
-        flat.frombytes(packed)
-        return dict(zip(flat[::2], flat[1::2]))
+    def _counts(self, k: int) -> dict[int, int]:
+        """Pair key -> count after ``k`` merges; the last two tables asked for are kept."""
+        memo = self.__dict__.setdefault("_count_memo", OrderedDict())
+        counts = memo.get(k)
+        if counts is None:
+            counts = memo[k] = self._trace().counts_at(k)
+            if len(memo) > 2:
+                memo.popitem(last=False)
+        return counts
 
     def pair_counts_at(self, k: int, *, by_id: bool = False) -> dict:
         """Rebuild the full pair-count table after ``k`` merges, i.e. just before merge ``k``.
@@ -152,20 +256,7 @@ class TrainResult:
             ValueError: ``k`` out of range, or the run was made with ``trace=False``.
         """
         self._check_step(k)
-        if not self.pair_counts_initial:
-            raise ValueError("pair counts were not recorded: train with trace=True")
-        counts = self._unpack_counts(self.pair_counts_initial)
-        for packed in self.pair_count_deltas[:k]:
-            flat = array("q")
-            flat.frombytes(packed)
-            for i in range(0, len(flat), 2):
-                key = flat[i]
-                c = counts.get(key, 0) + flat[i + 1]
-                if c:
-                    counts[key] = c
-                else:
-                    del counts[key]
-        items = sorted(counts.items(), key=lambda kv: -kv[1])
+        items = sorted(self._counts(k).items(), key=lambda kv: -kv[1])
         if by_id:
             return {divmod(key, SHIFT): c for key, c in items}
         s = self.symbol_strings
@@ -180,11 +271,11 @@ class TrainResult:
 
         ``steps[k].tied`` keeps the first ``max_tied`` of them (see
         :func:`bpe_core.train`), ``steps[k].num_tied`` counts them all; this
-        rebuilds the whole list from the recorded pair counts, ordered by the
-        run's tie rule (:mod:`bpe_core.tiebreak`): ``first_seen`` scans the
-        distinct words in order of first appearance, each left to right, as
-        segmented after ``k`` merges; the other rules compare the pair's
-        strings or Hugging Face ids.
+        gives the whole list, ordered by the run's tie rule
+        (:mod:`bpe_core.tiebreak`): ``first_seen`` by where each pair first
+        occurs when the distinct words are scanned in order, each left to
+        right, as segmented after ``k`` merges; the other rules compare the
+        pair's strings or Hugging Face ids.
 
         Args:
             k: the merge rank, ``0 <= k < num_merges``.
@@ -195,38 +286,104 @@ class TrainResult:
         Raises:
             ValueError: ``k`` out of range, or the run was made with ``trace=False``.
         """
-        if not isinstance(k, int) or not 0 <= k < len(self.merges):
-            raise ValueError(f"merge {k!r} is out of range 0..{len(self.merges) - 1}")
-        best = self.steps[k].count
-        tied = [pair for pair, c in self.pair_counts_at(k, by_id=True).items() if c == best]
-        rule = self.config.tie_break
+        self._check_merge(k)
         s = self.symbol_strings
-        if rule == "first_seen":
-            wanted, ordered = set(tied), []
-            for word, _freq in self.words:
-                seg = self.tokenizer.replay_ids(word, k)
-                for pair in zip(seg, seg[1:]):
-                    if pair in wanted:
-                        wanted.discard(pair)
-                        ordered.append(pair)
-                if not wanted:
-                    break
-            tied = ordered
-        elif rule == "hf_tokenizers":
-            hf = self.tokenizer.table.hf_rank
-            tied.sort(key=lambda p: (hf[p[0]], hf[p[1]]))
-        else:
-            tied.sort(key=lambda p: (s[p[0]], s[p[1]]), reverse=rule == "subword_nmt")
-        return [(s[a], s[b]) for a, b in tied]
+        return [(s[a], s[b]) for a, b in self._ranked(k, self.log.counts[k])[0]]
+
+    def ties_at(self, k: int) -> list[tuple[Pair, str]]:
+        """Every tied pair before merge ``k`` with its tie key, in :meth:`tied_at` order.
+
+        ``steps[k].tie_keys`` describes the first ``max_tied`` of them; this
+        describes all (``"first seen in word #2 'newer' at offset 3"``, or the
+        strings or ids the rule compared).
+
+        Raises:
+            ValueError: ``k`` out of range, or the run was made with ``trace=False``.
+        """
+        self._check_merge(k)
+        ordered, seen = self._ranked(k, self.log.counts[k])
+        s, hf, rule = self.symbol_strings, self.hf_ranks, tie_rule(self.config.tie_break)
+        return [((s[a], s[b]), rule.describe(s, hf, a, b, seen.get((a, b)))) for a, b in ordered]
+
+    def _ranked(self, k: int, floor: int) -> tuple[list[tuple[int, int]], dict[tuple[int, int], FirstSeen]]:
+        """The pairs counting at least ``floor`` before merge ``k``, best first by count then tie rule.
+
+        Returns the ordered id pairs and, for ``first_seen``, where each was first seen.
+        """
+        counts = self._counts(k)
+        pairs = [divmod(key, SHIFT) for key, c in counts.items() if c >= floor]
+        rule = tie_rule(self.config.tie_break)
+        seen: dict[tuple[int, int], FirstSeen] = {}
+        if rule.positional:
+            memo = self.__dict__.setdefault("_seen_memo", OrderedDict())
+            known = memo.pop(k, {})
+            memo[k] = seen = {pair: known.get(pair) or self._first_seen(pair, k) for pair in pairs}
+            if len(memo) > 2:
+                memo.popitem(last=False)
+        by_count: dict[int, list[tuple[int, int]]] = {}
+        for pair in pairs:
+            by_count.setdefault(counts[pair[0] * SHIFT + pair[1]], []).append(pair)
+        ordered = []
+        for c in sorted(by_count, reverse=True):
+            ordered += rule.order(by_count[c], self.symbol_strings, self.hf_ranks, seen)
+        return ordered, seen
+
+    @cached_property
+    def _spelled(self) -> list[str]:
+        """Token id -> its base symbols, one character each (``chr`` of the base id), for searching the layout."""
+        base = self.log.base_size
+        spelled = [chr(i) for i in range(base)]
+        for a, b, _new in self.log.merge_ids:
+            spelled.append(spelled[a] + spelled[b])
+        return spelled
+
+    @cached_property
+    def _layout_text(self) -> str:
+        """The corpus layout's base symbols as one string (``chr`` of each id), for ``str.find``."""
+        return "".join(map(chr, self._trace().layout.initial))
+
+    @cached_property
+    def _born(self) -> dict[int, int]:
+        """Merged token id -> the merge that made it (base symbols are absent)."""
+        return {new: k for k, (_a, _b, new) in enumerate(self.log.merge_ids)}
+
+    def _first_seen(self, pair: tuple[int, int], k: int) -> FirstSeen:
+        """Where ``pair`` first occurs after ``k`` merges, words in corpus order, each left to right.
+
+        Looks where the pair's base symbols are spelled out (``str.find`` on
+        the layout) for the first place where, after ``k`` merges, the two
+        tokens stand exactly there. A pair holding a merged token can only be in
+        the words rewritten by the later of the merges that made its tokens (the
+        token did not exist before), so only those words are searched.
+        """
+        trace = self._trace()
+        layout, starts = trace.layout, trace.layout.starts
+        x, y = pair
+        made = max(self._born.get(x, -1), self._born.get(y, -1))
+        words = trace.rewritten(made) if made >= 0 else range(len(self.words))
+        left, right = self._spelled[x], self._spelled[y]
+        needle, width, text = left + right, len(left), self._layout_text
+        for w in words if made >= 0 else (None,):
+            lo, hi = (starts[w], starts[w + 1]) if w is not None else (0, len(text))
+            at = text.find(needle, lo, hi)
+            while at >= 0:
+                v = layout.word_of(at) if w is None else w
+                end = starts[v + 1]
+                if at + len(needle) <= end and layout.holds(at, width, x, end, k):
+                    if layout.holds(at + width, len(right), y, end, k):
+                        return FirstSeen(v, self.words[v][0], at - starts[v], at)
+                at = text.find(needle, at + 1, hi)
+        raise AssertionError(f"pair {pair} is not in the corpus after {k} merges")
 
     def segmentation(self, word: int, k: int) -> tuple[str, ...]:
         """How word number ``word`` (an index into ``words``) is cut after ``k`` merges.
 
-        Replays the first ``k`` rules of the merge table on the word's base
-        symbols, each rule on all its occurrences in learned order, which is
-        exactly what training did to it (Sennrich et al. 2016, Algorithm 1).
-        The replay runs on symbol ids, so a literal ``</w>`` typed in the
-        corpus is never taken for the end-of-word marker.
+        Exactly what training did to it: the first ``k`` rules of the merge
+        table applied to the word's base symbols, each rule on all its
+        occurrences in learned order (Sennrich et al. 2016, Algorithm 1). Read
+        from the recorded layout, or replayed by the tokenizer for a run made
+        with ``trace=False``. Symbols are told apart by id, so a literal ``</w>``
+        typed in the corpus is never taken for the end-of-word marker.
 
         Args:
             word: an index into :attr:`words`.
@@ -242,10 +399,16 @@ class TrainResult:
         if not isinstance(word, int) or not 0 <= word < len(self.words):
             raise ValueError(f"word index {word!r} is out of range 0..{len(self.words) - 1}")
         strings = self.symbol_strings
-        return tuple(strings[i] for i in self.tokenizer.replay_ids(self.words[word][0], k))
+        return tuple(strings[i] for i in self._word_ids(word, k))
+
+    def _word_ids(self, word: int, k: int) -> Sequence[int]:
+        trace = self.log.trace
+        if trace is None:
+            return self.tokenizer.replay_ids(self.words[word][0], k)
+        return trace.layout.word_tokens(word, k)
 
     def word_changes(self, k: int, limit: int | None = None) -> list[WordChange]:
-        """Every word that merge ``k`` rewrote, in corpus order, rebuilt by replay.
+        """Every word that merge ``k`` rewrote, in corpus order, whole.
 
         ``steps[k].words`` keeps only the most frequent few; this gives all
         of them (or the first ``limit``) with whole-word segmentations.
@@ -262,32 +425,129 @@ class TrainResult:
             ValueError: ``k`` out of range (``0 <= k < num_merges``), or the
                 run was made with ``trace=False``.
         """
-        if not isinstance(k, int) or not 0 <= k < len(self.merges):
-            raise ValueError(f"merge {k!r} is out of range 0..{len(self.merges) - 1}")
-        if not self.changed_words:
-            raise ValueError("rewritten words were not recorded: train with trace=True")
-        ids = array("i")
-        ids.frombytes(self.changed_words[k])
-        token_id = self.steps[k].token_id
-        strings = self.symbol_strings
-        replay = self.tokenizer.replay_ids
+        self._check_merge(k)
+        trace = self._trace("rewritten words")
+        a, b, new = self.log.merge_ids[k]
+        strings, layout = self.symbol_strings, trace.layout
         out = []
-        for w in ids[:limit]:
-            before = replay(self.words[w][0], k)
-            after = replay(before, k + 1, start=k)
+        for w in trace.rewritten(k)[:limit]:
+            before = layout.word_tokens(w, k)
+            after = _merge_ids(before, a, b, new)
             out.append(
                 WordChange(
                     word=self.words[w][0],
                     freq=self.words[w][1],
                     before=tuple(strings[i] for i in before),
                     after=tuple(strings[i] for i in after),
-                    merged_at=tuple(i for i, t in enumerate(after) if t == token_id),
+                    merged_at=tuple(i for i, t in enumerate(after) if t == new),
                     excerpt=False,
                     occurrences=len(before) - len(after),
                 )
             )
         return out
 
+    # ------------------------------------------------------------------ one step, built on demand
+
+    def _build_step(self, k: int) -> MergeStep:
+        """Merge ``k``'s full record (what :attr:`steps` hands out)."""
+        log, s = self.log, self.symbol_strings
+        a, b, new = log.merge_ids[k]
+        pair = self.merges[k]
+        top_pairs: tuple = ()
+        tied: tuple = (pair,)
+        keys: tuple = ()
+        num_tied = num_words = 0
+        words: tuple = ()
+        if log.trace is not None:
+            top_pairs, tied, keys, num_tied = self._pair_view(k, log.trace)
+            rewritten = log.trace.rewritten(k)
+            num_words = len(rewritten)
+            words = tuple(self._shown_change(w, k) for w in self._most_frequent(rewritten, log.trace.trace_words))
+        return MergeStep(
+            rank=k,
+            pair=pair,
+            token=s[new],
+            token_id=new,
+            count=log.counts[k],
+            replacements=log.replaced[k],
+            tied=tied,
+            tie_keys=keys,
+            num_tied=num_tied or 1,
+            tie_break=self.config.tie_break,
+            top_pairs=top_pairs,
+            words=words,
+            num_words=num_words,
+            tokens_after=self._tokens[k + 1],
+            vocab_size_after=log.base_size + k + 1,
+        )
+
+    def _pair_view(self, k: int, trace: TraceLog) -> tuple[tuple, tuple, tuple, int]:
+        """``(top_pairs, tied, tie_keys, num_tied)`` of merge ``k``, as the trainer ranks pairs."""
+        counts = self._counts(k)
+        best = self.log.counts[k]
+        values = counts.values()
+        num_tied = list(values).count(best)
+        floor = heapq.nlargest(trace.top_k, values)[-1]
+        ordered, seen = self._ranked(k, min(floor, best))
+        s, hf = self.symbol_strings, self.hf_ranks
+        rule = tie_rule(self.config.tie_break)
+        top = tuple(((s[a], s[b]), counts[a * SHIFT + b]) for a, b in ordered[: trace.top_k])
+        shown = ordered[: min(num_tied, trace.max_tied)]
+        tied = tuple((s[a], s[b]) for a, b in shown)
+        keys = tuple(rule.describe(s, hf, a, b, seen.get((a, b))) for a, b in shown)
+        return top, tied, keys, num_tied
+
+    def _most_frequent(self, rewritten: Sequence[int], limit: int) -> list[int]:
+        """The ``limit`` most frequent of ``rewritten`` (corpus order among equals)."""
+        words = self.words
+        return sorted(rewritten, key=lambda w: -words[w][1])[:limit]
+
+    def _shown_change(self, w: int, k: int) -> WordChange:
+        """Word ``w`` as merge ``k`` rewrote it: whole, or an excerpt around its first merge site if long."""
+        layout = self._trace().layout
+        a, b, new = self.log.merge_ids[k]
+        start, end = layout.starts[w], layout.starts[w + 1]
+        gone = GONE - k
+        shown = layout.tokens(start, end, k + 1, WORD_TRACE_LIMIT + 1)
+        excerpt = len(shown) > WORD_TRACE_LIMIT
+        if excerpt:
+            site = layout.live_before(layout.final.index(gone, start, end), start, k + 1, 1)
+            shown = layout.tokens(layout.live_before(site, start, k + 1, EXCERPT_BEFORE), end, k + 1, EXCERPT_LEN)
+        after = [t for _p, t in shown]
+        s = self.symbol_strings
+        before: list[str] = []
+        for t in after:
+            before += (s[a], s[b]) if t == new else (s[t],)
+        return WordChange(
+            word=self.words[w][0],
+            freq=self.words[w][1],
+            before=tuple(before),
+            after=tuple(s[t] for t in after),
+            merged_at=tuple(i for i, t in enumerate(after) if t == new),
+            excerpt=excerpt,
+            occurrences=layout.final[start:end].count(gone),
+        )
+
+    # ------------------------------------------------------------------ checks
+
     def _check_step(self, k: int) -> None:
         if not isinstance(k, int) or not 0 <= k <= len(self.merges):
             raise ValueError(f"step {k!r} is out of range 0..{len(self.merges)}")
+
+    def _check_merge(self, k: int) -> None:
+        if not isinstance(k, int) or not 0 <= k < len(self.merges):
+            raise ValueError(f"merge {k!r} is out of range 0..{len(self.merges) - 1}")
+
+
+def _merge_ids(ids: Sequence[int], a: int, b: int, new: int) -> list[int]:
+    """Replace every ``a b`` in ``ids`` by ``new``, left to right without overlap."""
+    out = []
+    i, n = 0, len(ids)
+    while i < n:
+        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+            out.append(new)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out

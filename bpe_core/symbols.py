@@ -55,6 +55,25 @@ SHIFT = 1 << 24
 """Pair keys are ``left_id * SHIFT + right_id``; the vocabulary stays below 16.7M ids."""
 
 
+class FrozenList(list):  # type: ignore[type-arg]
+    """A list that refuses every change: the id-indexed columns of a frozen :class:`SymbolTable`.
+
+    It reads, compares, slices (slices are plain lists) and pickles like a list.
+    """
+
+    def _refuse(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("this symbol table is frozen (a tokenizer's); copy() it to change it")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type, tuple[list]]:  # type: ignore[type-arg]
+        return FrozenList, (list(self),)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(self))
+
+
 def check_option(name: str, value: object, allowed: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``allowed``.
 
@@ -195,32 +214,12 @@ class SymbolTable:
         if end_of_word is not None:
             check_option("end_of_word", end_of_word, END_OF_WORD)
         specials = dict(specials or {})
-        for i in [*tokens, *specials.values()]:
-            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-                raise MergeTableError(f"token id {i!r} is not a non-negative int")
-        by_id: dict[int, str] = {}
-        for tok, i in specials.items():
-            if i in by_id:
-                raise MergeTableError(f"special tokens {by_id[i]!r} and {tok!r} share id {i}")
-            by_id[i] = tok
-            if i in tokens:
-                raise MergeTableError(f"id {i} is both the special token {tok!r} and the token {tokens[i][0]!r}")
+        by_id = _special_ids_by_id(tokens, specials)
         n = max([*tokens, *specials.values()], default=-1) + 1
         table = object.__new__(cls)
         table.unit = unit
         table.end_of_word = end_of_word
-        strings = [""] * n
-        data = [b""] * n
-        for i, (string, raw) in tokens.items():
-            strings[i] = string
-            data[i] = raw
-        for tok, i in specials.items():
-            strings[i] = tok
-            data[i] = utf8(tok)
-        marked = [False] * n
-        for i in ends_word:
-            marked[i] = True
-        table.strings, table.data, table.ends_word = strings, data, marked
+        table._fill_columns(n, tokens, specials, ends_word)
         table.special_ids = {tok: i for i, tok in sorted(by_id.items())}
         num_special = 0
         while num_special in by_id:
@@ -228,45 +227,79 @@ class SymbolTable:
         table.num_special = num_special
         if len(tokens) + len(specials) < n:
             table.gaps = frozenset(range(n)).difference(tokens, specials.values())
-        table.char_ids = {}
-        table.byte_ids = []
-        table.final_ids = {}
-        table.marker_id = None
-        base: list[int] = []
-        if unit == "byte":
+        ordered = sorted(tokens)
+        base = table._find_base_symbols(ordered) + table._find_markers(ordered)
+        table.num_base = max(base, default=num_special - 1) + 1
+        table.hf_rank = list(range(n))
+        return table
+
+    def _fill_columns(
+        self, n: int, tokens: Mapping[int, tuple[str, bytes]], specials: Mapping[str, int], ends_word: Iterable[int]
+    ) -> None:
+        """:meth:`from_vocab`: ``strings``, ``data`` and ``ends_word`` of ``n`` ids (gaps: ``""``, ``b""``)."""
+        self.strings = [""] * n
+        self.data = [b""] * n
+        for i, (string, raw) in tokens.items():
+            self.strings[i] = string
+            self.data[i] = raw
+        for tok, i in specials.items():
+            self.strings[i] = tok
+            self.data[i] = utf8(tok)
+        self.ends_word = [False] * n
+        for i in ends_word:
+            self.ends_word[i] = True
+
+    def _find_base_symbols(self, ordered: list[int]) -> list[int]:
+        """:meth:`from_vocab`: fill ``byte_ids`` or ``char_ids`` from the non-special ids (ascending); return them.
+
+        Raises:
+            MergeTableError: byte unit and single bytes are missing (listed).
+        """
+        self.char_ids = {}
+        self.byte_ids = []
+        data, marked = self.data, self.ends_word
+        if self.unit == "byte":
             found: dict[int, int] = {}
-            for i in sorted(tokens):
+            for i in ordered:
                 raw = data[i]
                 if len(raw) == 1 and not marked[i] and raw[0] not in found:
                     found[raw[0]] = i
             missing = [b for b in range(256) if b not in found]
             if missing:
                 raise missing_bytes_error(missing)
-            table.byte_ids = [found[b] for b in range(256)]
-            base.extend(table.byte_ids)
-        else:
-            for i in sorted(tokens):
-                string = strings[i]
-                if len(string) == 1 and not marked[i] and string not in table.char_ids:
-                    table.char_ids[string] = i
-            base.extend(table.char_ids.values())
-        if end_of_word == "separate":
-            table.marker_id = next((i for i in sorted(tokens) if marked[i] and strings[i] == MARKER), None)
-            if table.marker_id is None:
+            self.byte_ids = [found[b] for b in range(256)]
+            return list(self.byte_ids)
+        for i in ordered:
+            string = self.strings[i]
+            if len(string) == 1 and not marked[i] and string not in self.char_ids:
+                self.char_ids[string] = i
+        return list(self.char_ids.values())
+
+    def _find_markers(self, ordered: list[int]) -> list[int]:
+        """:meth:`from_vocab`: find ``marker_id`` or the ``final_ids`` twins among the non-special ids; return them.
+
+        Raises:
+            MergeTableError: a separate marker table without the token ``</w>``.
+        """
+        self.final_ids = {}
+        self.marker_id = None
+        strings, marked = self.strings, self.ends_word
+        if self.end_of_word == "separate":
+            self.marker_id = next((i for i in ordered if marked[i] and strings[i] == MARKER), None)
+            if self.marker_id is None:
                 raise MergeTableError(f"a table with a separate end-of-word marker needs the token {MARKER!r}")
-            base.append(table.marker_id)
-        elif end_of_word == "attached":
-            for i in sorted(i for i in tokens if marked[i]):
+            return [self.marker_id]
+        found = []
+        if self.end_of_word == "attached":
+            for i in (i for i in ordered if marked[i]):
                 core = strings[i][: -len(MARKER)] if strings[i].endswith(MARKER) else ""
                 if len(core) != 1:
                     continue
-                plain = table.byte_ids[data[i][0]] if unit == "byte" else table.char_ids.get(core)
-                if plain is not None and plain not in table.final_ids:
-                    table.final_ids[plain] = i
-                    base.append(i)
-        table.num_base = max(base, default=num_special - 1) + 1
-        table.hf_rank = list(range(n))
-        return table
+                plain = self.byte_ids[self.data[i][0]] if self.unit == "byte" else self.char_ids.get(core)
+                if plain is not None and plain not in self.final_ids:
+                    self.final_ids[plain] = i
+                    found.append(i)
+        return found
 
     def _add(self, string: str, data: bytes, ends_word: bool = False) -> int:
         self.strings.append(string)
@@ -292,6 +325,21 @@ class SymbolTable:
         for name in ("char_ids", "final_ids", "special_ids"):
             setattr(new, name, dict(getattr(self, name)))
         return new
+
+    def frozen(self) -> SymbolTable:
+        """A copy whose id-indexed lists refuse changes (:class:`FrozenList`), for a model that must never change.
+
+        ``add_token``/``add_merge`` fail on it; the dicts (``char_ids``,
+        ``final_ids``, ``special_ids``) are private copies that its holder only
+        reads. :meth:`copy` gives a mutable table back.
+        """
+        return self.copy().freeze()
+
+    def freeze(self) -> SymbolTable:
+        """Make this table's id-indexed lists :class:`FrozenList` in place (see :meth:`frozen`); return it."""
+        for name in ("strings", "data", "ends_word", "hf_rank", "byte_ids"):
+            setattr(self, name, FrozenList(getattr(self, name)))
+        return self
 
     def truncated(self, size: int) -> SymbolTable:
         """An independent copy holding only ids ``0 .. size - 1`` (drops tokens appended after them).
@@ -351,6 +399,25 @@ class SymbolTable:
         elif self.end_of_word == "attached" and syms:
             syms[-1] = self.final_ids[syms[-1]]
         return syms
+
+
+def _special_ids_by_id(tokens: Mapping[int, tuple[str, bytes]], specials: Mapping[str, int]) -> dict[int, str]:
+    """Id -> special token, after checking every id is a non-negative int used once.
+
+    Raises:
+        MergeTableError: a bad id, two specials sharing an id, or an id both special and a token.
+    """
+    for i in [*tokens, *specials.values()]:
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise MergeTableError(f"token id {i!r} is not a non-negative int")
+    by_id: dict[int, str] = {}
+    for tok, i in specials.items():
+        if i in by_id:
+            raise MergeTableError(f"special tokens {by_id[i]!r} and {tok!r} share id {i}")
+        by_id[i] = tok
+        if i in tokens:
+            raise MergeTableError(f"id {i} is both the special token {tok!r} and the token {tokens[i][0]!r}")
+    return by_id
 
 
 def missing_bytes_error(missing: Iterable[int]) -> MergeTableError:

@@ -23,9 +23,10 @@ Each rule is expressed as a sort key where the *smallest* key wins.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from .symbols import SHIFT, SymbolTable
+from .symbols import SHIFT
 
 TIE_BREAKS: dict[str, str] = {
     "first_seen": "Earliest first occurrence in corpus order (Python max over an insertion-ordered dict; minbpe).",
@@ -36,58 +37,166 @@ TIE_BREAKS: dict[str, str] = {
 """Every tie rule with a one-line description."""
 
 
-def _reverse_string_key(s: str) -> tuple[int, ...]:
-    """A key that sorts strings in *descending* order: ``a > b`` iff ``key(a) < key(b)``."""
-    return (*(-ord(c) for c in s), 1)
+PairKey = Callable[[int, int], object]
+"""``key(left_id, right_id)``: a tie rule's sort key for one pair; the smallest key wins."""
 
 
-class StaticKeys:
-    """Per-symbol sort keys for the rules whose key does not change during training.
+def short_word(text: str, limit: int = 24) -> str:
+    """``repr`` of a word, cut to ``limit`` characters, for tie keys and messages."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
 
-    Args:
-        rule: ``alphabetical``, ``subword_nmt`` or ``hf_tokenizers``.
-        table: the symbol table; call :meth:`grow` after adding symbols to it.
+
+@dataclass(frozen=True)
+class FirstSeen:
+    """Where a pair first occurs when the distinct words are scanned in corpus order, each left to right.
+
+    Attributes:
+        word: the word's index among the distinct words (corpus order).
+        text: the word's text.
+        offset: the pair's left symbol's offset in the word, counted in base
+            symbols (characters or bytes, the end-of-word marker included).
+        position: the same place as one number over the whole corpus (word
+            after word), which orders first occurrences.
     """
 
-    def __init__(self, rule: str, table: SymbolTable) -> None:
-        self.rule = rule
-        self.table = table
-        self.keys: list[object] = []
-        self.grow()
+    word: int
+    text: str
+    offset: int
+    position: int
 
-    def grow(self) -> None:
-        """Compute keys for symbols added to the table since the last call."""
-        t = self.table
-        for i in range(len(self.keys), len(t.strings)):
-            if self.rule == "alphabetical":
-                self.keys.append(t.strings[i])
-            elif self.rule == "subword_nmt":
-                self.keys.append(_reverse_string_key(t.strings[i]))
-            else:
-                self.keys.append(t.hf_rank[i])
+    def __str__(self) -> str:
+        return f"first seen in word #{self.word} {short_word(self.text)} at offset {self.offset}"
 
-    def pair_key(self) -> Callable[[int, int], object]:
-        """Return ``key(left_id, right_id)``; the smallest key wins a tie."""
-        keys = self.keys
-        if self.rule == "hf_tokenizers":
-            return lambda a, b: keys[a] * SHIFT + keys[b]  # type: ignore[operator]
+
+class TieRule:
+    """One tie rule: how it orders tied pairs and how it describes the value it compared.
+
+    ``strings`` is id -> display string and ``hf_rank`` id -> Hugging Face id
+    (see :class:`bpe_core.symbols.SymbolTable`). A rule is *positional* when
+    its key is where a pair is first seen (which changes as merges rewrite the
+    corpus); the other rules' keys depend on the pair's symbols only.
+    """
+
+    name = ""
+    positional = False
+
+    @property
+    def description(self) -> str:
+        """The rule's one-line description."""
+        return TIE_BREAKS[self.name]
+
+    def symbol_key(self, string: str, hf_rank: int) -> object:
+        """The per-symbol part of a static rule's key (not used by positional rules)."""
+        raise NotImplementedError
+
+    def pair_key(self, keys: Sequence[object]) -> PairKey:
+        """``key(left, right)`` from per-symbol keys (``keys[i] = symbol_key(...)`` of id ``i``)."""
         return lambda a, b: (keys[a], keys[b])
 
+    def static_key(self, strings: Sequence[str], hf_rank: Sequence[int]) -> PairKey:
+        """``key(left, right)`` over a finished symbol table."""
+        return self.pair_key([self.symbol_key(s, r) for s, r in zip(strings, hf_rank)])
 
-def describe_key(rule: str, table: SymbolTable, left: int, right: int, position: str = "") -> str:
-    """A short sentence giving the value a tie rule compared for one pair.
+    def order(
+        self,
+        pairs: list[tuple[int, int]],
+        strings: Sequence[str],
+        hf_rank: Sequence[int],
+        first_seen: Mapping[tuple[int, int], FirstSeen] | None = None,
+    ) -> list[tuple[int, int]]:
+        """``pairs`` (symbol ids) sorted best first; ``first_seen`` is needed by positional rules.
 
-    Args:
-        rule: the tie rule's name.
-        table: the symbol table.
-        left, right: the pair's symbol ids.
-        position: for ``first_seen``, where the pair was first seen (already in words).
+        Pairs with equal keys (two symbols that render alike) fall back to id order,
+        as the trainer's heap does.
+        """
+        if self.positional:
+            assert first_seen is not None
+            return sorted(pairs, key=lambda p: first_seen[p].position)
+        key = self.static_key(strings, hf_rank)
+        return sorted(pairs, key=lambda p: (key(*p), p))
+
+    def describe(
+        self, strings: Sequence[str], hf_rank: Sequence[int], left: int, right: int, where: FirstSeen | None = None
+    ) -> str:
+        """A short sentence giving the value the rule compared for the pair ``(left, right)``."""
+        raise NotImplementedError
+
+
+class FirstSeenRule(TieRule):
+    """``first_seen``: the earliest first occurrence wins (minbpe ``get_stats`` + ``max``)."""
+
+    name = "first_seen"
+    positional = True
+
+    def describe(self, strings, hf_rank, left, right, where=None) -> str:  # noqa: D102
+        return str(where) if where is not None else ""
+
+
+class AlphabeticalRule(TieRule):
+    """``alphabetical``: the smallest pair of strings wins."""
+
+    name = "alphabetical"
+
+    def symbol_key(self, string: str, hf_rank: int) -> object:  # noqa: D102
+        return string
+
+    def describe(self, strings, hf_rank, left, right, where=None) -> str:  # noqa: D102
+        return f"{strings[left]!r} {strings[right]!r} (smallest wins)"
+
+
+class SubwordNmtRule(TieRule):
+    """``subword_nmt``: the largest pair of strings wins (``max(stats, key=lambda x: (stats[x], x))``)."""
+
+    name = "subword_nmt"
+
+    def symbol_key(self, string: str, hf_rank: int) -> object:  # noqa: D102
+        return (*(-ord(c) for c in string), 1)  # sorts strings in descending order
+
+    def describe(self, strings, hf_rank, left, right, where=None) -> str:  # noqa: D102
+        return f"{strings[left]!r} {strings[right]!r} (largest wins)"
+
+
+class HfTokenizersRule(TieRule):
+    """``hf_tokenizers``: the smallest pair of Hugging Face ids wins (``Merge::cmp``)."""
+
+    name = "hf_tokenizers"
+
+    def symbol_key(self, string: str, hf_rank: int) -> object:  # noqa: D102
+        return hf_rank
+
+    def pair_key(self, keys: Sequence[object]) -> PairKey:  # noqa: D102
+        return lambda a, b: keys[a] * SHIFT + keys[b]  # type: ignore[operator]
+
+    def describe(self, strings, hf_rank, left, right, where=None) -> str:  # noqa: D102
+        return f"ids ({hf_rank[left]}, {hf_rank[right]}) (smallest wins)"
+
+
+RULES: dict[str, TieRule] = {
+    r.name: r for r in (FirstSeenRule(), AlphabeticalRule(), SubwordNmtRule(), HfTokenizersRule())
+}
+"""Every tie rule's object, by name (the same names as :data:`TIE_BREAKS`)."""
+
+
+def tie_rule(name: str) -> TieRule:
+    """The rule object called ``name`` (a key of :data:`TIE_BREAKS`).
+
+    Raises:
+        KeyError: an unknown name (check it with :func:`bpe_core.symbols.check_option` first).
     """
-    s = table.strings
-    if rule == "first_seen":
-        return position
-    if rule == "alphabetical":
-        return f"{s[left]!r} {s[right]!r} (smallest wins)"
-    if rule == "subword_nmt":
-        return f"{s[left]!r} {s[right]!r} (largest wins)"
-    return f"ids ({table.hf_rank[left]}, {table.hf_rank[right]}) (smallest wins)"
+    return RULES[name]
+
+
+def pick(
+    rule: TieRule, stats: Mapping[tuple[int, int], int], strings: Sequence[str], hf_rank: Sequence[int]
+) -> tuple[int, int]:
+    """The winning pair of a freshly recounted, insertion-ordered ``stats`` dict, from the rule's definition.
+
+    ``first_seen`` is Python's ``max`` over the dict (the first of the tied
+    pairs in insertion order wins); the other rules take the smallest key among
+    the tied pairs. Used by the naive reference trainer.
+    """
+    if rule.positional:
+        return max(stats, key=stats.__getitem__)
+    top = max(stats.values())
+    key = rule.static_key(strings, hf_rank)
+    return min((p for p, c in stats.items() if c == top), key=lambda p: key(*p))

@@ -118,6 +118,25 @@ class MergeStep:
 
 
 @dataclass(frozen=True)
+class MergeSummary:
+    """A merge's headline numbers, the fields of :class:`MergeStep` that cost nothing to list for a whole run.
+
+    Attributes mean what they mean on :class:`MergeStep`; see
+    :attr:`bpe_core.TrainResult.summaries`.
+    """
+
+    rank: int
+    pair: Pair
+    token: str
+    token_id: int
+    count: int
+    replacements: int
+    num_tied: int
+    tokens_after: int
+    vocab_size_after: int
+
+
+@dataclass(frozen=True)
 class RuleApplication:
     """One merge rule firing inside one pre-token during encoding.
 
@@ -207,7 +226,14 @@ class PieceTrace:
             (see :class:`BlockedRule`), by rank.
         fallbacks: characters that fell back to ``<unk>``, ``<0xNN>`` or raw bytes.
         tokens: the final tokens.
-        ids: their ids.
+        ids: their ids (a ``keep`` fallback's temporary ids lie past the vocabulary).
+        token_bytes: per token, the bytes it stands for in the text (the
+            end-of-word marker left out; ``<unk>`` stands for U+FFFD).
+        ends_word: per token, whether it holds the end-of-word marker.
+        kinds: per token, ``""`` (a vocabulary token), ``"special"``,
+            ``"fallback"`` (``<unk>``, ``<0xNN>``) or ``"temporary"`` (a
+            character the ``keep`` fallback kept, with an id numbered in the
+            order this text met such characters).
     """
 
     text: str
@@ -219,6 +245,9 @@ class PieceTrace:
     fallbacks: tuple[Fallback, ...]
     tokens: tuple[str, ...]
     ids: tuple[int, ...]
+    token_bytes: tuple[bytes, ...] = ()
+    ends_word: tuple[bool, ...] = ()
+    kinds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -244,6 +273,11 @@ class EncodeTrace:
     def tokens(self) -> list[str]:
         """All token strings, in order."""
         return [t for p in self.pieces for t in p.tokens]
+
+    @property
+    def temporary_ids(self) -> tuple[int, ...]:
+        """The distinct temporary ids (``keep`` fallback) in the trace, ascending."""
+        return tuple(sorted({i for p in self.pieces for i, kind in zip(p.ids, p.kinds) if kind == "temporary"}))
 
 
 @dataclass(frozen=True)

@@ -21,31 +21,36 @@ from __future__ import annotations
 
 import gc
 import heapq
-from array import array
-from collections import Counter
+from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
+from operator import add, mul
 
 from .corpus import Corpus, word_counts
+from .encoder import Tokenizer
 from .errors import BudgetError
 from .memory import MemoryWatch
 from .options import check_training
+from .recorder import Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
 from .symbols import SHIFT, SymbolTable, spell_corpus
-from .tiebreak import StaticKeys, describe_key
-from .trace import MergeStep, TrainConfig, WordChange
+from .tiebreak import TieRule, tie_rule
+from .trace import TrainConfig
 
 ProgressCallback = Callable[[int, int], None]
 """``progress(merges_done, merges_requested)``, called as training advances."""
 
-WORD_TRACE_LIMIT = 64
-"""Words longer than this (in symbols) are recorded as excerpts in the trace."""
-
-_EXCERPT_BEFORE = 8
-_EXCERPT_LEN = 32
-_SLICE_LIMIT = 4 * WORD_TRACE_LIMIT  # words up to this long (as spelled at the start) are read by slicing
 _WATCH_EVERY = 16  # merges between two memory checks (a check reads /proc/self/statm: about 10 µs)
-_LIVE = (-1).__ne__  # filter predicate: a position still holds a symbol
+
+TOKEN_TEXT_LIMIT = 16_000_000
+"""Training stops once the learned tokens hold this many characters in all.
+
+Normal runs stay far below it (5,000 merges of words hold about 40,000). It
+binds only when merges keep joining ever longer tokens that occur once or
+twice (``pretokenizer="none"`` with ``min_frequency=1``), where every merge
+copies the whole growing token and memory would grow with the square of the
+number of merges.
+"""
 
 
 def train(
@@ -209,41 +214,31 @@ def _train(
     )
     texts = list(counts)
     freqs = list(counts.values())
-    state = _Trainer(texts, words, freqs, table, tie_break, trace, top_k, max_tied, trace_words)
-    del words  # the trainer holds its own flat copy
-    initial_counts = state.snapshot_counts() if trace else b""
-    initial_tokens = state.total_tokens
-    stop_reason = state.run(num_merges, min_frequency, progress, watch)
-
-    from .encoder import Tokenizer  # late import: the tokenizer module imports this one's types
-
-    tokenizer = Tokenizer._from_training(table, state.merge_ids, config)
+    recorder = TraceRecorder(top_k, max_tied, trace_words) if trace else Recorder()
+    state = _Trainer(texts, words, freqs, table, tie_rule(tie_break))
+    del words  # consumed: the trainer holds its own flat copy
+    stop_reason = state.run(num_merges, min_frequency, progress, recorder, watch)
+    merge_ids = recorder.merge_ids
+    tokenizer = Tokenizer._from_training(table, merge_ids, config)
     num_chars = sum(len(w) * f for w, f in counts.items())
     num_bytes = sum(len(w.encode("utf-8", "surrogatepass")) * f for w, f in counts.items())
     return TrainResult(
         config=config,
-        merges=[(table.strings[a], table.strings[b]) for a, b, _ in state.merge_ids],
-        steps=state.steps,
+        merges=[(table.strings[a], table.strings[b]) for a, b, _ in merge_ids],
         vocab={s: i for i, s in reversed(list(enumerate(table.strings)))},
         tokenizer=tokenizer,
         alphabet=tuple(table.strings[table.num_special : table.num_base]),
         words=tuple(zip(texts, freqs)),
-        initial_tokens=initial_tokens,
+        initial_tokens=recorder.initial_tokens,
         num_chars=num_chars,
         num_bytes=num_bytes,
         text_chars=len(corpus) if isinstance(corpus, str) else num_chars,
         text_bytes=len(corpus.encode("utf-8", "surrogatepass")) if isinstance(corpus, str) else num_bytes,
         stop_reason=stop_reason,
-        pair_counts_initial=initial_counts,
-        pair_count_deltas=tuple(state.deltas),
-        changed_words=tuple(state.changed_words),
         symbol_strings=tuple(table.strings),
+        hf_ranks=tuple(table.hf_rank),
+        log=recorder.finish(state.sym),
     )
-
-
-def _short(text: str, limit: int = 24) -> str:
-    """``repr`` of a word, cut to ``limit`` characters for messages."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:
@@ -253,89 +248,94 @@ def _check_int(name: str, value: object, minimum: int) -> None:
         raise BudgetError(f"{name} must be at least {minimum}, got {value}")
 
 
+def _layout(words: list[list[int]]) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
+    """Lay out the words one after another: ``(sym, nxt, prv, starts, ends, positions)``, emptying ``words``.
+
+    ``nxt``/``prv`` link each position to its neighbours in the word (``-1`` at
+    an edge); ``positions`` is ``range(len(sym))`` as a list whose int objects
+    ``nxt``, ``prv`` and the pair index share, and the word lists are freed
+    once copied, to keep the peak memory low.
+    """
+    lengths = list(map(len, words))
+    sym = list(chain.from_iterable(words))
+    words.clear()
+    size = len(sym)
+    ends = list(accumulate(lengths))
+    starts = [0, *ends[:-1]]
+    positions = list(range(size))
+    nxt = positions[1:]
+    nxt.append(-1)
+    prv = [-1, *positions[:-1]]
+    for start, end in zip(starts, ends):
+        nxt[end - 1] = -1
+        prv[start] = -1
+    return sym, nxt, prv, starts, ends, positions
+
+
+def _pair_index(sym: list[int], positions: list[int], ends: list[int]) -> dict[int, list[int]]:
+    """Pair key -> the sorted positions where the pair starts, in one pass over the layout.
+
+    A word's last position pairs with a huge negative right symbol, so its key
+    is negative and dropped afterwards: no per-word loop, no list of keys.
+    """
+    edge = -(1 << 62)
+    right = sym[1:]
+    right.append(edge)
+    for end in ends:
+        right[end - 1] = edge
+    keys = map(add, map(mul, sym, repeat(SHIFT)), right)
+    index: dict[int, list[int]] = {}
+    group = index.setdefault
+    for p, key in zip(positions, keys):
+        group(key, []).append(p)
+    for key in [key for key in index if key < 0]:
+        del index[key]
+    return index
+
+
 class _Trainer:
     """Mutable training state: the linked-list layout, pair counts, index and heap.
 
-    Layout: position ``p`` holds symbol ``sym[p]`` (``-1`` once merged away),
-    with neighbours ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge) in word
-    ``wid[p]``. ``index[k]`` is a superset of the positions where pair ``k``
-    starts: entries that stopped holding the pair are dropped lazily, when
-    read, which saves a removal per neighbour update. Every index entry
-    is a sorted list: a pair gains all its occurrences at once, at the start
-    or in the merge that forms it (its new symbol did not exist before), and
-    that merge visits its sites left to right, so appending keeps the order.
+    Layout: position ``p`` holds symbol ``sym[p]`` (a negative marker once
+    merged away, see :func:`bpe_core.recorder.gone_marker`), with neighbours
+    ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge); word ``w`` holds
+    positions ``starts[w]`` to ``ends[w] - 1``.
+    ``index[k]`` is a superset of the positions where pair ``k`` starts:
+    entries that stopped holding the pair are dropped lazily, when read, which
+    saves a removal per neighbour update. Every index entry is a sorted list: a
+    pair gains all its occurrences at once, at the start or in the merge that
+    forms it (its new symbol did not exist before), and that merge visits its
+    sites left to right, so appending keeps the order.
     """
 
-    def __init__(
-        self,
-        texts: list[str],
-        words: list[list[int]],
-        freqs: list[int],
-        table: SymbolTable,
-        rule: str,
-        trace: bool,
-        top_k: int,
-        max_tied: int,
-        trace_words: int,
-    ) -> None:
-        self.texts = texts
-        self.freqs = freqs
-        self.table = table
-        self.rule = rule
-        self.trace = trace
-        self.top_k = top_k
-        self.max_tied = max_tied
-        self.trace_words = trace_words
-        self.first_seen = rule == "first_seen"
-        self.static = None if self.first_seen else StaticKeys(rule, table)
-        self.pair_key = None if self.static is None else self.static.pair_key()
-
-        lengths = list(map(len, words))
-        sym = list(chain.from_iterable(words))
-        size = len(sym)
-        ends = list(accumulate(lengths))
-        wstart = [0, *ends[:-1]]
-        nxt = list(range(1, size + 1))
-        prv = list(range(-1, size - 1))
-        for start, end in zip(wstart, ends):
-            nxt[end - 1] = -1
-            prv[start] = -1
-        wid = list(chain.from_iterable(repeat(w, n) for w, n in enumerate(lengths)))
-        weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))
-        # The pair starting at each position, -1 where a word ends. One pass
-        # groups the positions by pair into lists (in position order, so each
-        # list is sorted and its head is the pair's first occurrence), at about
-        # half the cost of sorting the positions by pair and grouping the run.
-        keys = [a * SHIFT + b for a, b in zip(sym, sym[1:])]
-        keys.append(-1)
-        for end in ends:
-            keys[end - 1] = -1
-        index: dict[int, list[int]] = {}
-        group = index.setdefault
-        for p, key in enumerate(keys):
-            group(key, []).append(p)
-        index.pop(-1, None)
-        del keys
+    def __init__(self, texts: list[str], words: list[list[int]], freqs: list[int], table: SymbolTable, rule: TieRule):
+        self.texts, self.freqs, self.table, self.rule = texts, freqs, table, rule
+        sym, nxt, prv, starts, ends, positions = _layout(words)
+        lengths = [e - s for s, e in zip(starts, ends)]
+        index = _pair_index(sym, positions, ends)
+        del positions
+        weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))  # freed once counted
         wget = weight.__getitem__
-        counts = {key: sum(map(wget, members)) for key, members in index.items()}
+        self.counts = {key: sum(map(wget, members)) for key, members in index.items()}
+        del weight
         sym.append(-2)  # sentinel: sym[nxt[p]] is -2 when p ends its word (nxt[p] == -1)
-        self.sym, self.nxt, self.prv, self.wid, self.weight = sym, nxt, prv, wid, weight
-        self.wstart, self.wend, self.wlen = wstart, ends, lengths
-        self.counts, self.index = counts, index
+        self.sym, self.nxt, self.prv, self.index = sym, nxt, prv, index
+        self.starts, self.ends = starts, ends
         self.total_tokens = sum(n * f for n, f in zip(lengths, freqs))
-        self.hist: dict[int, int] = dict(Counter(counts.values())) if trace else {}  # count -> pairs (num_tied)
+        self.token_text = 0  # characters held by the learned tokens (see TOKEN_TEXT_LIMIT)
+        self.first_seen = rule.positional
+        self.keys: list[object] = []
+        self.pair_key = None
+        if not self.first_seen:
+            self.keys = [rule.symbol_key(s, r) for s, r in zip(table.strings, table.hf_rank)]
+            self.pair_key = rule.pair_key(self.keys)
         if self.pair_key is None:
-            self.heap = [(-c, index[k][0], k) for k, c in counts.items()]
+            self.heap = [(-c, index[k][0], k) for k, c in self.counts.items()]
         else:
             pair_key = self.pair_key
-            self.heap = [(-c, pair_key(k // SHIFT, k % SHIFT), k) for k, c in counts.items()]
+            keys = (pair_key(*divmod(k, SHIFT)) for k in self.counts)
+            self.heap = [(-c, k if key == k else key, k) for (k, c), key in zip(self.counts.items(), keys)]
         heapq.heapify(self.heap)
-        self.merge_ids: list[tuple[int, int, int]] = []
-        self.pair_strings: dict[int, tuple[str, str]] = {}
-        self.described: dict[int, str] = {}
-        self.steps: list[MergeStep] = []
-        self.deltas: list[bytes] = []
-        self.changed_words: list[bytes] = []
 
     def _first_position(self, k: int) -> int:
         """The first position that still holds pair ``k`` (pruning stale index entries)."""
@@ -359,12 +359,8 @@ class _Trainer:
         else:
             pair_key = self.pair_key
             for k in fresh:
-                a, b = divmod(k, SHIFT)
-                push(heap, (-counts[k], pair_key(a, b), k))
-
-    def snapshot_counts(self) -> bytes:
-        """All current pair counts, packed as ``array('q', [key, count, ...])`` bytes, by pair key."""
-        return array("q", chain.from_iterable(sorted(self.counts.items()))).tobytes()
+                key = pair_key(*divmod(k, SHIFT))
+                push(heap, (-counts[k], k if key == k else key, k))  # share the int when equal (saves memory)
 
     def _pop_valid(self) -> tuple[int, object, int] | None:
         """Pop the best heap entry after bringing stale entries up to date.
@@ -388,121 +384,82 @@ class _Trainer:
         return None
 
     def run(
-        self, num_merges: int, min_frequency: int, progress: ProgressCallback | None, watch: MemoryWatch | None = None
+        self,
+        num_merges: int,
+        min_frequency: int,
+        progress: ProgressCallback | None,
+        recorder: Recorder,
+        watch: MemoryWatch | None = None,
     ) -> str | None:
-        """Learn up to ``num_merges`` merges; return why training stopped early, or ``None``."""
+        """Learn up to ``num_merges`` merges, each handed to ``recorder``; return why it stopped early, or None."""
+        recorder.start(self.counts, self.sym, self.starts, self.total_tokens, len(self.table))
         every = max(1, num_merges // 200)
         for step in range(num_merges):
             if watch is not None and step % _WATCH_EVERY == 0 and (over := watch.exceeded()):
                 return f"stopped after {step:,} of {num_merges:,} merges: {over}"
             best = self._pop_valid()
-            if best is None:
-                return f"stopped after {step} of {num_merges} merges: no pair is left (every word is a single token)"
-            if -best[0] < min_frequency:
-                return (
-                    f"stopped after {step} of {num_merges} merges: the most frequent pair occurs "
-                    f"{-best[0]} time(s), below min_frequency={min_frequency}"
-                )
-            self._merge_step(step, best)
+            stop = self._stop_reason(step, num_merges, best, min_frequency)
+            if stop:
+                return stop
+            assert best is not None
+            pk = best[2]
+            a, b = divmod(pk, SHIFT)
+            new = self.table.add_merge(a, b)
+            self._grow(new)
+            recorder.record(a, b, new, -best[0], *self._merge(pk, a, b, new, -best[0], gone_marker(step)))
             if progress is not None and (step % every == 0 or step == num_merges - 1):
                 progress(step + 1, num_merges)
         return None
 
-    def _ranked(self, best: tuple[int, object, int]) -> list[tuple[int, object, int]]:
-        """The winner, then the next entries in priority order (top pairs, ties), left in the heap."""
-        count = -best[0]
-        top_k = self.top_k
-        want = max(top_k, self.max_tied)
-        pop = self._pop_valid
-        ranked = [best]
-        while len(ranked) < want:
-            if len(ranked) >= top_k and -ranked[-1][0] < count:
-                break
-            entry = pop()
-            if entry is None:
-                break
-            ranked.append(entry)
-        heap, push = self.heap, heapq.heappush
-        for entry in ranked[1:]:
-            push(heap, entry)
-        return ranked
+    def _grow(self, new: int) -> None:
+        """Account for the new symbol: its tie key (static rules) and its text."""
+        string = self.table.strings[new]
+        if self.pair_key is not None:
+            self.keys.append(self.rule.symbol_key(string, self.table.hf_rank[new]))
+        self.token_text += len(string)
 
-    def _pair(self, k: int) -> tuple[str, str]:
-        """Pair ``k`` as display strings, one shared tuple per pair (the same pairs top many steps)."""
-        pair = self.pair_strings.get(k)
-        if pair is None:
-            strings = self.table.strings
-            pair = self.pair_strings[k] = (strings[k // SHIFT], strings[k % SHIFT])
-        return pair
-
-    def _record_ties(self, best: tuple[int, object, int]) -> tuple[tuple, tuple, tuple]:
-        """``(top_pairs, tied, tie_keys)`` for the step about to merge ``best``."""
-        ranked = self._ranked(best)
-        shared, pair = self.pair_strings, self._pair
-        pairs = [shared.get(k) or pair(k) for _c, _key, k in ranked]
-        top_k = self.top_k
-        top_pairs = tuple(zip(pairs[:top_k], [-c for c, _key, _k in ranked[:top_k]]))
-        # ranked is in priority order, so the pairs tied with the winner lead it
-        num = 1
-        while num < len(ranked) and ranked[num][0] == best[0]:
-            num += 1
-        num = min(num, self.max_tied)
-        tied = tuple(pairs[:num])
-        if self.first_seen:
-            wid, wstart, texts = self.wid, self.wstart, self.texts
-            tie_keys = tuple(
-                f"first seen in word #{wid[p]} {_short(texts[wid[p]])} at offset {p - wstart[wid[p]]}"  # type: ignore[operator]
-                for _c, p, _k in ranked[:num]
+    def _stop_reason(self, step: int, num_merges: int, best: tuple | None, min_frequency: int) -> str | None:
+        """Why training must stop before merge ``step``, or ``None`` to go on."""
+        head = f"stopped after {step} of {num_merges} merges"
+        if best is None:
+            return f"{head}: no pair is left (every word is a single token)"
+        if -best[0] < min_frequency:
+            return f"{head}: the most frequent pair occurs {-best[0]} time(s), below min_frequency={min_frequency}"
+        if self.token_text > TOKEN_TEXT_LIMIT:
+            return (
+                f"{head}: the learned tokens hold {self.token_text:,} characters in all, over the limit of "
+                f"{TOKEN_TEXT_LIMIT:,}; the pairs left occur {-best[0]} time(s) each, so every further merge "
+                "only makes an ever longer token (raise min_frequency or use a pre-tokenizer)"
             )
-        else:
-            described = self.described
-            keys = []
-            for _c, _key, k in ranked[:num]:
-                text = described.get(k)
-                if text is None:
-                    text = described[k] = describe_key(self.rule, self.table, k // SHIFT, k % SHIFT)
-                keys.append(text)
-            tie_keys = tuple(keys)
-        return top_pairs, tied, tie_keys
+        return None
 
-    def _merge_step(self, step: int, best: tuple[int, object, int]) -> None:
-        table = self.table
-        strings = table.strings
-        pk = best[2]
-        a, b = divmod(pk, SHIFT)
-        count = -best[0]
-        trace = self.trace
-        if trace:
-            num_tied = self.hist.get(count, 1)
-            top_pairs, tied, tie_keys = self._record_ties(best)
-        else:
-            num_tied, top_pairs, tied, tie_keys = 1, (), ((strings[a], strings[b]),), ()
+    def _merge(self, pk: int, a: int, b: int, new: int, count: int, gone: int) -> tuple[int, list, list[int]]:
+        """Merge every occurrence of pair ``pk = (a, b)`` into ``new``; return ``(replaced, changes, rewritten)``.
 
-        new = table.add_merge(a, b)
-        if self.static is not None:
-            self.static.grow()
-        self.merge_ids.append((a, b, new))
-
-        sym, nxt, prv, wid, freqs, weight = self.sym, self.nxt, self.prv, self.wid, self.freqs, self.weight
-        index, counts, wlen = self.index, self.counts, self.wlen
-        rewritten: dict[int, tuple[int, int]] = {}  # word -> (leftmost merge site, length before)
-        cur_w = -1
+        ``changes`` lists ``(pair key, count change)`` in the order pairs were
+        first touched; ``rewritten`` the words changed, in corpus order. A slot
+        merged away keeps ``gone`` (this merge's marker) for the trace.
+        """
+        sym, nxt, prv, starts, ends, freqs = self.sym, self.nxt, self.prv, self.starts, self.ends, self.freqs
+        index = self.index
+        rewritten: list[int] = []
+        end = -1  # the current word's end: sites come in position order, so a site past it starts a new word
+        f = 0
         delta: dict[int, int] = {}  # count changes, in the order the pairs are first touched
         dget = delta.get
         iget = index.get
         replaced = 0
         new_s = new * SHIFT
         b_s = b * SHIFT
-        for i in index.pop(pk):
+        for i in index.pop(pk):  # the hot loop: one pass over the pair's sites, kept inline for speed
             j = nxt[i]
             if sym[i] != a or sym[j] != b:
                 continue  # a stale index entry, or consumed by an overlapping occurrence
-            w = wid[i]
-            if w != cur_w:
-                cur_w = w
-                if trace:
-                    rewritten[w] = (i, wlen[w])
-            f = weight[i]
+            if i >= end:
+                w = bisect_right(starts, i) - 1
+                end = ends[w]
+                f = freqs[w]
+                rewritten.append(w)
             p = prv[i]
             if p >= 0:  # (x, a) becomes (x, new)
                 x = sym[p] * SHIFT
@@ -530,25 +487,22 @@ class _Trainer:
                 prv[n] = i
             nxt[i] = n
             sym[i] = new
-            sym[j] = -1
-            wlen[w] -= 1
+            sym[j] = gone
             replaced += f
         delta[pk] = -count
-
         changes = [(k, d) for k, d in delta.items() if d]
-        if trace:
-            self.deltas.append(array("q", chain.from_iterable(changes)).tobytes())
-        hist = self.hist
+        self._apply(changes)
+        self.total_tokens -= replaced
+        return replaced, changes, rewritten
+
+    def _apply(self, changes: list[tuple[int, int]]) -> None:
+        """Apply count changes; drop pairs that reach zero, push the ones that appear."""
+        counts, index = self.counts, self.index
         cget = counts.get
         fresh = []
         for k, d in changes:
             old = cget(k, 0)
             c = old + d
-            if trace:
-                if old:
-                    hist[old] -= 1
-                if c:
-                    hist[c] = hist.get(c, 0) + 1
             if c:
                 counts[k] = c
                 if not old:
@@ -557,95 +511,3 @@ class _Trainer:
                 del counts[k]
                 index.pop(k, None)
         self._push_fresh(fresh)
-        self.total_tokens -= replaced
-        if trace:
-            self.changed_words.append(array("i", rewritten).tobytes())
-            num_words = len(rewritten)
-            # the most frequent words; the sort is stable, so ties stay in corpus order
-            shown = sorted(rewritten, key=freqs.__getitem__, reverse=True)[: self.trace_words]
-            pair = self._pair(pk)
-            words = tuple(self._word_change(w, *rewritten[w], pair, new) for w in shown)
-        else:
-            num_words, words = 0, ()
-        self.steps.append(
-            MergeStep(
-                rank=step,
-                pair=self._pair(pk),
-                token=strings[new],
-                token_id=new,
-                count=count,
-                replacements=replaced,
-                tied=tied,
-                tie_keys=tie_keys,
-                num_tied=num_tied,
-                tie_break=self.rule,
-                top_pairs=top_pairs,
-                words=words,
-                num_words=num_words,
-                tokens_after=self.total_tokens,
-                vocab_size_after=len(table),
-            )
-        )
-
-    def _walk(self, start: int, limit: int) -> list[int]:
-        """Positions of up to ``limit`` live symbols from ``start`` rightwards."""
-        nxt = self.nxt
-        out = []
-        p = start
-        while p != -1 and limit:
-            out.append(p)
-            p = nxt[p]
-            limit -= 1
-        return out
-
-    def _window(self, w: int, anchor: int, excerpt: bool) -> list[int]:
-        """The positions to show for word ``w``: all of it, or a window around ``anchor``."""
-        if not excerpt:
-            return self._walk(self.wstart[w], WORD_TRACE_LIMIT + 1)
-        prv = self.prv
-        p = anchor
-        for _ in range(_EXCERPT_BEFORE):
-            if prv[p] < 0:
-                break
-            p = prv[p]
-        return self._walk(p, _EXCERPT_LEN)
-
-    def _word_change(self, w: int, first_site: int, len_before: int, pair: tuple[str, str], new: int) -> WordChange:
-        """Record word ``w`` just after merging ``pair`` into ``new``.
-
-        The spelling before the merge is the spelling after it with every
-        ``new`` split back into the pair: ``new`` did not exist before this merge.
-        """
-        sym = self.sym
-        excerpt = self.wlen[w] > WORD_TRACE_LIMIT
-        start, end = self.wstart[w], self.wend[w]
-        if excerpt:
-            after = [sym[p] for p in self._window(w, first_site, True)]
-        elif end - start <= _SLICE_LIMIT:
-            # Merged-away positions hold -1, so a word's live symbols are its
-            # original slots with those left out: filtered in C, no list walk.
-            after = list(filter(_LIVE, sym[start:end]))
-        else:
-            after = [sym[p] for p in self._walk(start, WORD_TRACE_LIMIT + 1)]
-        shown = tuple(map(self.table.strings.__getitem__, after))
-        merged_at = []
-        m = -1
-        for _ in range(after.count(new)):
-            m = after.index(new, m + 1)
-            merged_at.append(m)
-        parts = []
-        prev = 0
-        for m in merged_at:
-            parts.append(shown[prev:m])
-            parts.append(pair)
-            prev = m + 1
-        parts.append(shown[prev:])
-        return WordChange(
-            word=self.texts[w],
-            freq=self.freqs[w],
-            before=tuple(chain.from_iterable(parts)),
-            after=shown,
-            merged_at=tuple(merged_at),
-            excerpt=excerpt,
-            occurrences=len_before - self.wlen[w],
-        )

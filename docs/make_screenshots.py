@@ -2,7 +2,8 @@
 
 Starts the app on a loopback port, opens the Train page at merge 12 of the
 default sample and the Encode page on its default sentence, and saves
-``docs/train.png`` and ``docs/encode.png``.
+``docs/train.png`` and ``docs/encode.png``; then the Train page at 1280x720 in
+presentation mode at merge 12 (``docs/presentation.png``, the first screen only).
 """
 
 from __future__ import annotations
@@ -34,7 +35,19 @@ def main() -> None:
         page.get_by_text("Rule by rule").wait_for()
         page.wait_for_timeout(1500)
         page.screenshot(path=str(REPO / "docs" / "encode.png"), full_page=True)
+        present(browser, url)
         browser.close()
+
+
+def present(browser, url: str) -> None:
+    """The Train page as a projector shows it: 1280x720, presentation mode, merge 12."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(url + "/?present=true&train_step=12")
+    page.get_by_role("heading", name="Merge 12 of 200").wait_for(timeout=60_000)
+    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
+    page.wait_for_timeout(2500)
+    page.screenshot(path=str(REPO / "docs" / "presentation.png"))
+    page.close()
 
 
 if __name__ == "__main__":

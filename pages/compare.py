@@ -13,12 +13,16 @@ from ui.links import CMP_MAX_MERGES
 from ui.settings import TrainSettings
 from viz.compare import (
     METRICS,
+    coinciding,
     compression_figure,
-    first_divergence,
+    compression_values,
+    divergence,
+    divergence_text,
     merge_diff,
     merge_timeline,
     texts_row,
     timeline_style,
+    tokens_formed_twice,
     unique_tokens,
     vocab_overlap,
 )
@@ -30,21 +34,29 @@ from viz.train_tables import token_counts
 DEFAULTS = [
     ("whitespace_eow", "char", "separate", "first_seen", "rank"),
     ("gpt2", "byte", "separate", "first_seen", "rank"),
-    ("trailing_space", "char", "separate", "first_seen", "rank"),
+    ("none", "char", "separate", "first_seen", "rank"),
     ("gpt4", "byte", "separate", "hf_tokenizers", "rank"),
 ]
+"""Run A-D's defaults: four settings whose compression curves differ (trailing_space/char, the
+default before, drew on top of A's line)."""
 FIELDS = (
     ("pretokenizer", "Pre-tokenizer", list(PRETOKENIZERS)),
     ("unit", "Unit", list(UNITS)),
     ("end_of_word", "End of word", list(END_OF_WORD)),
     ("tie_break", "Tie rule", list(TIE_BREAKS)),
-    ("order", "Encoding order", list(ORDERS)),
+)
+ORDER_FIELD = ("order", "Encoding order", list(ORDERS))
+EOW_ONLY = "Only the whitespace_eow pre-tokenizer writes an end-of-word suffix; {} ignores this setting."
+ORDER_SAME = (
+    "Both orders give the same tokens here: rank and sequential order can only cut a word differently "
+    "when a token is formed by more than one rule, and this table forms none (Lesson 7 shows a table that does)."
 )
 HELD_OUT_CHARS = 20_000
 TIE_EXAMPLE = "aaabdaaabac"
 MAX_DRAWN = 500
 MAX_UNIQUE = 30
 BIND = "query-params"
+LETTERS = "ABCD"
 
 setup_page("Compare")
 st.title("Compare: what changes what BPE learns")
@@ -58,55 +70,59 @@ test_text = top[2].text_input(
     "Test text", "The quick brown fox doesn't jump; unbelievable!", key=state.CMP_TEXT, bind=BIND
 )
 
-runs: dict[str, tuple[TrainSettings, str]] = {}
-for i, col in enumerate(st.columns(count)):
+runs: dict[str, TrainSettings] = {}
+with st.expander("Settings of each run (pre-tokenizer, unit, end of word, tie rule, encoding order)"):
+    columns = st.columns(count)
+for i, col in enumerate(columns):
     with col:
-        letter = "ABCD"[i]
-        st.markdown(f"**Run {letter}**")
+        st.markdown(f"**Run {LETTERS[i]}**")
         values = {}
         for (field, label, options), default in zip(FIELDS, DEFAULTS[i]):
+            ignored = field == "end_of_word" and values["pretokenizer"] != "whitespace_eow"
             values[field] = st.selectbox(
-                label, options, index=options.index(default), key=state.cmp_key(i, field), bind=BIND
+                label,
+                options,
+                index=options.index(default),
+                key=state.cmp_key(i, field),
+                disabled=ignored,
+                help=EOW_ONLY.format(values["pretokenizer"]) if ignored else None,
+                bind=BIND,
             )
-        settings = base.with_(
-            pretokenizer=values["pretokenizer"],
-            unit=values["unit"],
-            end_of_word=values["end_of_word"],
-            tie_break=values["tie_break"],
-            budget_kind="merges",
-            budget=int(budget),
-        )
-        name = f"{letter}: {values['pretokenizer']}/{values['unit']}" + (
+        name = f"{LETTERS[i]}: {values['pretokenizer']}/{values['unit']}" + (
             f"/{values['end_of_word']}" if values["pretokenizer"] == "whitespace_eow" else ""
         )
-        runs[name] = (settings, values["order"])
+        runs[name] = base.with_(**values, budget_kind="merges", budget=int(budget))
 
 results = {}
 try:
-    for name, (settings, _order) in runs.items():
+    for name, settings in runs.items():
         results[name] = trained(corpus, settings)
 except (BPEError, TypeError) as exc:
     st.error(f"Cannot train {name}: {plain(exc)}")
     st.stop()
 
-st.header("Merge timelines")
-rank = first_divergence(results)
-if rank is None:
-    st.success("The merge tables are identical, rank for rank.")
-else:
-    st.info(f"The tables first diverge at merge {rank + 1} (rank {rank}).")
-merges, status = merge_timeline(results)
-st.dataframe(timeline_style(merges, status), width="stretch", height=320)
-st.caption("Green: the merge is in every other run (at any rank). Yellow: in some of them. Red: in no other run.")
+orders = {}
+for (i, col), (name, result) in zip(enumerate(columns), results.items()):
+    field, label, options = ORDER_FIELD
+    same = tokens_formed_twice(result) == 0
+    with col:
+        orders[name] = st.selectbox(
+            label,
+            options,
+            index=options.index(DEFAULTS[i][4]),
+            key=state.cmp_key(i, field),
+            disabled=same,
+            help=ORDER_SAME if same else " ".join(f"{o}: {what}" for o, what in ORDERS.items()),
+            bind=BIND,
+        )
 
-st.header("The test text under each run")
+st.subheader("The test text under each run")
 for col, (name, result) in zip(st.columns(len(results)), results.items()):
-    order = runs[name][1]
-    tok = result.tokenizer
-    trace = tok.encode_with_trace(test_text, order=order)
+    order = orders[name]
+    trace = result.tokenizer.encode_with_trace(test_text, order=order)
     with col:
         st.markdown(f"**{name}**: {len(trace.ids)} tokens ({order} order)")
-        st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
+        st.html(tokens_row(token_views(result.tokenizer, trace, limit=MAX_DRAWN), show_ids=False))
         if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
             st.caption(f"Showing {note}.")
 
@@ -125,97 +141,116 @@ if st.toggle(f"And under the real tokenizers: {', '.join(READY)}", key=state.CMP
             if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
                 st.caption(f"Showing {note}.")
 
-st.header("Compression as merges are learned")
-metric = (
-    st.segmented_control(
-        "Measure",
-        list(METRICS),
-        default="chars per token",
-        key=state.CMP_METRIC,
+timelines, compression, overlap, switch = st.tabs(
+    ["Merge timelines", "Compression", "Vocabulary overlap", "Switch the tie rule"]
+)
+with timelines:
+    parted = divergence(results)
+    if parted is None:
+        st.success("The merge tables are identical, rank for rank.")
+    else:
+        st.info(f"The tables first diverge at merge {parted.rank + 1} (rank {parted.rank}).")
+        st.caption(plain(divergence_text(parted)))
+    merges, status = merge_timeline(results)
+    st.dataframe(timeline_style(merges, status), width="stretch", height=320)
+    st.caption("Green: the merge is in every other run (at any rank). Yellow: in some of them. Red: in no other run.")
+
+with compression:
+    metric = (
+        st.segmented_control("Measure", list(METRICS), default="chars per token", key=state.CMP_METRIC, bind=BIND)
+        or "chars per token"
+    )
+    labels = [
+        label
+        for label in SAMPLES
+        if not label.startswith(("Toy", "Textbook"))
+        and not (corpus.source == "sample" and shares_text(label, corpus.name))
+    ]
+    default_held = "Wikipedia: Taylor Swift (186 KB)" if "Wikipedia: Taylor Swift (186 KB)" in labels else labels[0]
+    held_label = st.selectbox(
+        "Held-out text",
+        labels,
+        index=labels.index(default_held),
+        key=state.CMP_HELD_OUT,
+        help=f"The first {HELD_OUT_CHARS:,} characters of this sample, never trained on.",
         bind=BIND,
     )
-    or "chars per token"
-)
-labels = [
-    label
-    for label in SAMPLES
-    if not label.startswith(("Toy", "Textbook")) and not (corpus.source == "sample" and shares_text(label, corpus.name))
-]
-default_held = "Wikipedia: Taylor Swift (186 KB)" if "Wikipedia: Taylor Swift (186 KB)" in labels else labels[0]
-held_label = st.selectbox(
-    "Held-out text",
-    labels,
-    index=labels.index(default_held),
-    key=state.CMP_HELD_OUT,
-    help=f"The first {HELD_OUT_CHARS:,} characters of this sample, never trained on.",
-    bind=BIND,
-)
-held = sample_text(held_label)[:HELD_OUT_CHARS]
-c = st.columns(2)
-train_curves = {n: token_counts(r) for n, r in results.items()}
-c[0].plotly_chart(
-    compression_figure(
-        train_curves, chars=corpus.chars, nbytes=corpus.nbytes, metric=metric, title=f"Training corpus: {corpus.name}"
-    ),
-    width="stretch",
-)
-with st.spinner("Encoding the held-out text…"):
-    held_curves = {n: held_out_counts(corpus, runs[n][0], held, runs[n][1]) for n in results}
-c[1].plotly_chart(
-    compression_figure(
-        held_curves, chars=len(held), nbytes=len(held.encode("utf-8")), metric=metric, title=f"Held out: {held_label}"
-    ),
-    width="stretch",
-)
+    held = sample_text(held_label)[:HELD_OUT_CHARS]
+    train_curves = {n: token_counts(r) for n, r in results.items()}
+    with st.spinner("Encoding the held-out text…"):
+        held_curves = {n: held_out_counts(corpus, runs[n], held, orders[n]) for n in results}
+    c = st.columns(2)
+    for col, curves, chars, nbytes, title in (
+        (c[0], train_curves, corpus.chars, corpus.nbytes, f"Training corpus: {corpus.name}"),
+        (c[1], held_curves, len(held), len(held.encode("utf-8")), f"Held out: {held_label}"),
+    ):
+        col.plotly_chart(
+            compression_figure(curves, chars=chars, nbytes=nbytes, metric=metric, title=title), width="stretch"
+        )
+        values = {n: compression_values(v, chars=chars, nbytes=nbytes, metric=metric) for n, v in curves.items()}
+        if on_top := coinciding(values):
+            col.caption(
+                "Dashed: "
+                + "; ".join(f"{plain(a)} lies on {plain(b)} (within 1 % everywhere)" for a, b in on_top.items())
+                + "."
+            )
 
-st.header("Vocabulary overlap")
-st.caption("shared and jaccard count whole vocabularies: the base alphabet and the merged tokens (no special tokens).")
-st.dataframe(vocab_overlap(results), hide_index=True, width="stretch")
-st.caption("Below, per run: the merged tokens no other run learned (alphabets left out), in merge order.")
-for name, tokens in unique_tokens(results).items():
-    if not tokens:
-        st.markdown(f"**Only {name}**: no merged token of its own")
-        continue
-    shown = tokens[:MAX_UNIQUE]
-    note = left_out(len(shown), len(tokens), "shown")
-    n = len(tokens)
-    st.markdown(
-        f"**Only {name}**: {n:,} merged token{'s' if n != 1 else ''} no other run learned"
-        + (f"; {note}" if note else "")
+with overlap:
+    st.caption(
+        "shared and jaccard count whole vocabularies: the base alphabet and the merged tokens (no special tokens)."
     )
-    st.html(texts_row(shown))
+    st.dataframe(vocab_overlap(results), hide_index=True, width="stretch")
+    st.caption("Below, per run: the merged tokens no other run learned (alphabets left out), in merge order.")
+    for name, tokens in unique_tokens(results).items():
+        if not tokens:
+            st.markdown(f"**Only {name}**: no merged token of its own")
+            continue
+        shown = tokens[:MAX_UNIQUE]
+        note = left_out(len(shown), len(tokens), "shown")
+        n = len(tokens)
+        st.markdown(
+            f"**Only {name}**: {n:,} merged token{'s' if n != 1 else ''} no other run learned"
+            + (f"; {note}" if note else "")
+        )
+        st.html(texts_row(shown))
 
-st.header("Switch the tie rule")
-c = st.columns(3)
-run_name = c[0].selectbox("Run", list(results), key=state.CMP_SWITCH_RUN, bind=BIND)
-settings = runs[run_name][0]
-other_rules = [r for r in TIE_BREAKS if r != settings.tie_break]
-rule = c[1].selectbox(f"Instead of {settings.tie_break}", other_rules, key=state.CMP_SWITCH_RULE, bind=BIND)
-source = c[2].radio(
-    "Corpus",
-    ["sidebar corpus", f"{TIE_EXAMPLE} (byte, none)"],
-    key=state.CMP_SWITCH_CORPUS,
-    horizontal=True,
-    bind=BIND,
-)
-if source == "sidebar corpus":
-    text, left = corpus, settings
-else:
-    text = TIE_EXAMPLE
-    left = settings.with_(pretokenizer="none", unit="byte", budget=3)
-try:
-    diff = merge_diff(trained(text, left), trained(text, left.with_(tie_break=rule)), (left.tie_break, rule))
-except (BPEError, TypeError) as exc:
-    st.error(f"Cannot train with {rule}: {plain(exc)}")
-    st.stop()
-if diff.first is None:
-    st.success(f"Same merges under {left.tie_break} and {rule}: no tie ever decided anything here.")
-else:
-    differing = diff.differing
-    st.info(
-        f"The tables split at merge {diff.first + 1} (rank {diff.first}); "
-        f"{len(differing):,} of {len(diff.frame):,} ranks differ, all listed below."
+with switch:
+    c = st.columns(3)
+    names = {name[0]: name for name in results}  # chosen by letter: a run's name changes with its settings
+    letter = c[0].selectbox("Run", list(names), key=state.CMP_SWITCH_RUN, help=" · ".join(names.values()), bind=BIND)
+    settings = runs[names.get(letter, next(iter(results)))]
+    other_rules = [r for r in TIE_BREAKS if r != settings.tie_break]
+    if st.session_state.get(state.CMP_SWITCH_FROM) not in (None, settings.tie_break):
+        # The run's rule changed, so the choices did: start from the new first choice (as a fresh
+        # link does), not from a value kept from the old list that the link would not carry.
+        st.session_state[state.CMP_SWITCH_RULE] = other_rules[0]
+    st.session_state[state.CMP_SWITCH_FROM] = settings.tie_break
+    rule = c[1].selectbox(f"Instead of {settings.tie_break}", other_rules, key=state.CMP_SWITCH_RULE, bind=BIND)
+    source = c[2].radio(
+        "Corpus",
+        ["sidebar corpus", f"{TIE_EXAMPLE} (byte, none)"],
+        key=state.CMP_SWITCH_CORPUS,
+        horizontal=True,
+        bind=BIND,
     )
-    st.dataframe(differing.drop(columns="same"), hide_index=True, width="stretch")
-with st.expander(f"Both merge tables in full ({len(diff.frame):,} ranks)"):
-    st.dataframe(diff.frame, hide_index=True, width="stretch")
+    if source == "sidebar corpus":
+        text, left = corpus, settings
+    else:
+        text = TIE_EXAMPLE
+        left = settings.with_(pretokenizer="none", unit="byte", budget=3)
+    try:
+        diff = merge_diff(trained(text, left), trained(text, left.with_(tie_break=rule)), (left.tie_break, rule))
+    except (BPEError, TypeError) as exc:
+        st.error(f"Cannot train with {rule}: {plain(exc)}")
+        st.stop()
+    if diff.first is None:
+        st.success(f"Same merges under {left.tie_break} and {rule}: no tie ever decided anything here.")
+    else:
+        differing = diff.differing
+        st.info(
+            f"The tables split at merge {diff.first + 1} (rank {diff.first}); "
+            f"{len(differing):,} of {len(diff.frame):,} ranks differ, all listed below."
+        )
+        st.dataframe(differing.drop(columns="same"), hide_index=True, width="stretch")
+    with st.expander(f"Both merge tables in full ({len(diff.frame):,} ranks)"):
+        st.dataframe(diff.frame, hide_index=True, width="stretch")

@@ -10,6 +10,7 @@ from ui import sidebar, state, tokenizer_files
 from ui.cache import (
     READY,
     files_digest,
+    order_can_differ,
     piece_in_order,
     ready_tokenizer,
     session_encoded,
@@ -22,7 +23,9 @@ from ui.cache import (
 from ui.corpus import MAX_ENCODE_CHARS
 from ui.layout import setup_page
 from ui.provenance import token_picker
-from viz.encode_views import blocked_frame, fallbacks_frame, piece_label, rule_steps_frame
+from ui.story_view import story_player
+from ui.token_picker import clicked_piece
+from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, piece_label, rule_steps_frame
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
 
@@ -34,6 +37,10 @@ MAX_DRAWN = 3_000
 MAX_IDS = 5_000
 MAX_SYMBOLS = 300
 BIND = "query-params"
+ORDER_NOTE = (
+    "The two orders can only cut a word differently when a token string is formed by more than one rule "
+    "(hand-written or imported tables; see Lesson 7). A table learned by BPE forms each token once. {}"
+)
 
 setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
@@ -79,14 +86,17 @@ if len(text) >= MAX_CHARS:
 else:
     st.caption(f"Up to {MAX_CHARS:,} characters; a longer paste does not go in (the browser tab would stall). {BOOK}")
 c = st.columns(4)
-order = c[0].radio(
-    "Merge order",
-    list(ORDERS),
-    key=state.ENCODE_ORDER,
-    horizontal=True,
-    help=" ".join(f"{name}: {what}" for name, what in ORDERS.items()),
-    bind=BIND,
-)
+differ = order_can_differ(tokenizer, source)
+with c[0] if differ else c[0].expander("Merge order: the same cut either way here"):
+    order = st.radio(
+        "Merge order",
+        list(ORDERS),
+        key=state.ENCODE_ORDER,
+        horizontal=True,
+        help=" ".join(f"{name}: {what}" for name, what in ORDERS.items()),
+        bind=BIND,
+    )
+    st.caption(ORDER_NOTE.format(f"This table forms {differ:,} token(s) by more than one rule." if differ else ""))
 show_ws = c[1].toggle("Show whitespace (· → ↵)", value=True, key=state.SHOW_WHITESPACE, bind=BIND)
 show_ids = c[2].toggle("Show ids", value=True, key=state.SHOW_IDS, bind=BIND)
 allow = c[3].toggle(
@@ -122,13 +132,14 @@ except BPEError as exc:
 ids = enc.trace.ids
 
 st.html(tokens_row(enc.views, show_whitespace=show_ws, show_ids=show_ids))
+picked = clicked_piece(state.TOKEN_PICKER)
 if note := left_out(MAX_DRAWN, len(ids), "tokens"):
     st.caption(f"Showing {note}.")
 st.caption(
     "Dashed red: a character the training alphabet lacked (kept as its own symbol, <unk>, or <0xNN> bytes); "
     "an id with * is temporary (see below). Dotted purple: bytes that cut a UTF-8 character. "
     "⟨U+200D ZWJ⟩: a character that draws nothing; ◌: the base a lone combining mark sits on. "
-    "Hover a token for its vocabulary string and id."
+    "Hover a token for its vocabulary string and id; click it to play its pre-token rule by rule (below)."
 )
 token_picker(session_trained(corpus, settings) if choice == TRAINED else tokenizer, ids, key=state.ENCODE_TREE)
 
@@ -164,17 +175,20 @@ if not pieces:
     )
     st.stop()
 labels = [piece_label(i, p) for i, p in enumerate(pieces)]
-label = st.selectbox("Pre-token", labels, key=state.ENCODE_PIECE, bind=BIND)
+if picked is not None and picked < len(labels):
+    st.session_state[state.ENCODE_PIECE] = labels[picked]
+label = st.selectbox("Pre-token (or click a token above)", labels, key=state.ENCODE_PIECE, bind=BIND)
 index = labels.index(label) if label in labels else 0
 piece = pieces[index]
 show = display_of(tokenizer)
+eow = tokenizer.end_of_word is not None
+story_player(piece, show, tokenizer.unit, eow, (source, text, order, fallback, index))
 columns = [(order, piece)]
 if piece.text in enc.differing:
     other = next(o for o in ORDERS if o != order)
     alt = piece_in_order(tokenizer, source, fallback, piece.text, other)
     if alt is not None:
         columns.append((other, alt))
-eow = tokenizer.end_of_word is not None
 
 
 def symbols(title: str, strings: tuple[str, ...]) -> None:
@@ -193,8 +207,8 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
         else:
             st.caption("No rule applies to this pre-token.")
         symbols("Final tokens", p.tokens)
-        if p.blocked:
-            st.markdown("**Blocked rules** (both symbols present, never adjacent)")
+        if blocked_rules(p):
+            st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
             st.dataframe(blocked_frame(p, show), hide_index=True, width="stretch")
         if p.fallbacks:
             st.markdown("**Fallbacks** (characters the alphabet could not hold as one symbol)")

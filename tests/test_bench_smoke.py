@@ -77,6 +77,7 @@ def test_report_sections_and_tables(quick_run):
         "## Naive recount-every-merge trainer",
         "## Encoding",
         "## Page latency (Train page)",
+        "## Viewing a step",
         "## Notes",
     ):
         assert heading in md.splitlines(), heading
@@ -125,6 +126,12 @@ def test_training_tables_agree_where_they_must(quick_run):
     assert all(m["peak_mb"] >= m["baseline_mb"] > 0 for m in memory.values())
     naive = data["naive"][0]
     assert naive["agreement"]["bpe_snmt~naive"] is None
+
+
+def test_step_views_were_timed(quick_run):
+    _, data = quick_run
+    (views,) = data["step_views"]
+    assert views["merges"] == 200 and len(views["seconds"]) >= 20 and views["first"] in map(int, views["seconds"])
 
 
 def test_page_was_driven(quick_run):

@@ -108,12 +108,15 @@ def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 15.0) -> int:
 DEEP_LINKS = {
     "train": ("/?train_step=5", "Merge 5 of 200"),
     "encode": ("/encode?encode_text=lowest+newer", "Round trip holds"),
-    "compare": ("/compare?cmp_n=3", "C: trailing_space/char"),
+    "compare": ("/compare?cmp_n=3", "C: none/char"),
     "lessons": ("/lessons?lesson=3.+Blocked+merge", "3. Blocked merge"),
     "provenance": ("/provenance?tree_tokenizer=GPT-2&token=262", "is built from 4 base symbols by 3 merges"),
     "check": ("/check?check_pretokenizer=whitespace+%28no+%3C%2Fw%3E%29", "All 5 claimed merges hold"),
+    "text": ("/?text=unbelievable+tokenizers", "Round trip holds"),
+    "present": ("/?present=true&train_step=7", "Merge 7 of 200"),
 }
-"""For each page: a shared link with query parameters, and a text only that frame shows."""
+"""For each page (and the ``?text=`` and presentation links): a shared link with query parameters,
+and a text only that frame shows."""
 
 
 @pytest.mark.parametrize("name", list(DEEP_LINKS))
@@ -129,10 +132,18 @@ def test_shared_link_on_a_fresh_server(browser, name):
         pg.get_by_text(expected).first.wait_for(timeout=60_000)
         for title in ("Train", "Encode", "Compare", "Lessons"):
             pg.get_by_role("link", name=title).first.wait_for()
-        if name == "lessons":
+        if name == "text":  # the Encode page, with the text from the link
+            assert pg.get_by_label("Text to encode").input_value() == "unbelievable tokenizers"
+            assert "/encode?" in pg.url and "encode_text=unbelievable" in pg.url
+        if name == "present":  # the sidebar folded away, its expand button there
+            pg.get_by_test_id("stExpandSidebarButton").wait_for()
+            assert pg.get_by_role("switch", name="Presentation mode").is_checked()
+            assert pg.get_by_text("Applied with Train").count() == 1  # drawn, folded away
+        elif name == "lessons":
             pg.get_by_text("Learned rules").wait_for()
-            pg.locator(".bpe-fallback").first.wait_for()
-            assert pg.locator(".bpe-fallback").count() == 1  # the 's' of 'hugs', kept as a new symbol
+            pg.get_by_text("Blocked rules").first.wait_for()
+            pg.locator(".bpe-tok").first.wait_for()
+            assert pg.locator(".bpe-fallback").count() == 0  # the lesson corpus has an 's': no out-of-alphabet box
             assert pg.get_by_text("Applied with Train").count() == 0  # Lessons hide the training sidebar
         else:
             pg.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()  # the sidebar is there
@@ -161,6 +172,73 @@ def _stays(pg, merge: int, ticks: int = 3) -> bool:
     except PlaywrightTimeout:
         return True
     return False
+
+
+def _idle(pg, quiet_ms: int = 500) -> None:
+    """Wait until the app has not been running for ``quiet_ms`` (keys pressed mid-run may be dropped)."""
+    pg.wait_for_function(
+        f"""() => {{
+          const busy = !!document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
+          const now = performance.now();
+          if (busy || window.__idleSince === undefined) window.__idleSince = now;
+          return !busy && now - window.__idleSince > {quiet_ms};
+        }}""",
+        polling=100,
+        timeout=60_000,
+    )
+
+
+def _press(pg, key: str, expected: str) -> None:
+    """Press ``key`` with nothing focused and wait for the Train heading to start with ``expected``."""
+    _idle(pg)
+    pg.keyboard.press(key)
+    pg.wait_for_function(
+        "t => [...document.querySelectorAll('h3')].some(h => h.innerText.startsWith(t))", arg=expected, timeout=20_000
+    )
+
+
+def test_presentation_mode_keys_and_first_screen(browser, app_url):
+    """At 1280x720 in presentation mode: the keys step the player, the winner, pair counts and rewritten
+    words share the first screen, and the controls stay on screen when the page scrolls."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.goto(app_url + "/?present=true")
+    _heading(pg)
+    for key, expected in [
+        ("ArrowRight", "Merge 2 of 200"),
+        ("ArrowRight", "Merge 3 of 200"),
+        ("ArrowLeft", "Merge 2 of 200"),
+        ("End", "Merge 200 of 200"),
+        ("Home", "Merge 1 of 200"),
+    ]:
+        _press(pg, key, expected)
+    assert "train_step=1" not in pg.url
+    _idle(pg)
+    pg.keyboard.press("Space")
+    pg.get_by_role("button", name="Pause").wait_for(timeout=20_000)
+    pg.wait_for_function("() => !document.body.innerText.includes('Merge 1 of 200')", timeout=20_000)
+    _idle(pg, quiet_ms=0)
+    pg.keyboard.press("Space")
+    pg.get_by_role("button", name="Play").wait_for(timeout=20_000)
+    stopped = _settled_merge_number(pg)
+    assert stopped > 1
+    _press(pg, "ArrowRight", f"Merge {stopped + 1} of 200")
+    _idle(pg)
+    for text in (re.compile(r"^Merge \d+ of 200"), "Pair counts before this merge", "rewritten"):
+        box = pg.get_by_text(text).first.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, text
+    first_word = pg.locator(".bpe-tok").first.bounding_box()
+    assert first_word is not None and first_word["y"] + first_word["height"] <= 720
+    assert pg.get_by_test_id("stSidebar").bounding_box()["width"] < 5  # folded away
+    _shot(pg, "presentation-1280x720")
+    pg.mouse.move(640, 400)
+    pg.mouse.wheel(0, 900)
+    pg.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop > 300")
+    next_button = pg.get_by_role("button", name="Next").bounding_box()
+    assert next_button is not None and 0 <= next_button["y"] < 200  # the controls stayed on screen
+    pg.get_by_role("button", name="Next").click()
+    pg.wait_for_function(f"() => document.body.innerText.includes('Merge {stopped + 2} of 200')", timeout=20_000)
+    context.close()
 
 
 def test_train_page_steps_and_plays(page):

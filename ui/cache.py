@@ -14,7 +14,14 @@ from bpe_core.formats import Download, Loaded, Proof
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
 from ui.settings import TRAIN_MEMORY_BUDGET, TrainSettings
-from viz.encode_views import encode_stats, order_differences_frame, temporary_note, token_views
+from viz.encode_views import (
+    encode_stats,
+    multi_rule_tokens,
+    order_differences_frame,
+    temporary_note,
+    token_views,
+    with_pieces,
+)
 from viz.tokens import TokenView, display_of
 
 
@@ -162,11 +169,11 @@ def files_digest(files: dict[str, bytes]) -> str:
 
 
 def with_fallback(tokenizer: bpe_core.Tokenizer, fallback: str) -> bpe_core.Tokenizer:
-    """A fresh copy of a char-unit tokenizer with ``fallback`` (see ``bpe_core.FALLBACKS``); byte-unit
+    """A char-unit tokenizer with ``fallback`` (see ``bpe_core.FALLBACKS``); byte-unit
     tokenizers never fall back and are returned as they are.
 
-    A fresh copy also means ``keep`` numbers the characters it adds in the order
-    this text meets them, whatever was encoded before.
+    Tokenizers never change while encoding (``keep`` gives unseen characters
+    temporary ids per text), so the result is shared, not copied.
 
     Raises:
         bpe_core.BPEError: an unknown fallback.
@@ -222,7 +229,7 @@ def encoded(
     diffs = tok.order_differences(text)
     return Encoding(
         trace=trace,
-        views=token_views(tok, trace, limit=limit),
+        views=with_pieces(token_views(tok, trace, limit=limit), trace),
         stats=encode_stats(text, trace.ids),
         round_trip=tok.round_trip(text, order=order, allowed_special=allowed),
         differences=order_differences_frame(diffs, display_of(tok)),
@@ -257,6 +264,15 @@ def session_encoded(
     result = encoded(tokenizer, source, text, order, allow_special, fallback, limit)
     st.session_state[state.ENCODE_MEMO] = (key, result)
     return result
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def order_can_differ(_tokenizer: bpe_core.Tokenizer, source: Hashable) -> int:
+    """How many tokens ``_tokenizer`` forms by more than one rule (0: both merge orders always agree).
+
+    See :func:`viz.encode_views.multi_rule_tokens`; ``source`` names the tokenizer as for :func:`encoded`.
+    """
+    return multi_rule_tokens(_tokenizer.merges)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

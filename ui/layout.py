@@ -11,12 +11,13 @@ server gets the same sidebar and navigation as a click from another page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from ui import sidebar, state
+from ui import presentation, sidebar, state
 from ui.cache import start_preload
 from ui.links import check_link
 from viz.markdown import plain
@@ -40,9 +41,15 @@ class PageLink:
     icon: str
 
 
+ENCODE_PAGE = "pages/encode.py"
+TEXT_LINK = "text"
+"""``?text=...`` on any page opens the Encode page with that text (the Hugging Face tokenizer playground's
+convention)."""
+_OLD_CORPUS_HASH = re.compile(r"[0-9a-f]{8,64}")
+
 PAGES: tuple[PageLink, ...] = (
     PageLink("app.py", "Train", ":material/model_training:"),
-    PageLink("pages/encode.py", "Encode", ":material/text_fields:"),
+    PageLink(ENCODE_PAGE, "Encode", ":material/text_fields:"),
     PageLink("pages/compare.py", "Compare", ":material/compare_arrows:"),
     PageLink("pages/lessons.py", "Lessons", ":material/school:"),
     PageLink("pages/provenance.py", "Token trees", ":material/account_tree:"),
@@ -52,7 +59,8 @@ PAGES: tuple[PageLink, ...] = (
 
 
 def setup_page(title: str, *, training_sidebar: bool = True) -> None:
-    """Set up the page ``title`` (one of :data:`PAGES`): config, link check, preload, sidebar, navigation.
+    """Set up the page ``title`` (one of :data:`PAGES`): config, link check, preload, navigation,
+    presentation mode (:mod:`ui.presentation`: the sidebar collapsed and the page's CSS), sidebar.
 
     Every page script calls this before drawing anything else.
 
@@ -68,16 +76,39 @@ def setup_page(title: str, *, training_sidebar: bool = True) -> None:
         raise KeyError(f"no page titled {title!r} in ui.layout.PAGES")
     st.set_page_config(page_title=f"{title} · BPE Explorer", page_icon=str(ICON), layout="wide")
     check_link()  # before any widget reads a value from the URL
+    _follow_text_link()
     start_preload()
+    present = _navigation()
+    st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
+    # st.markdown, not st.html: the page's own HTML elements (token rows) stay the only st.html ones
+    st.markdown(presentation.css(present), unsafe_allow_html=True)
     if training_sidebar:
         sidebar.render()
-    _navigation()
     for problem in st.session_state.pop(state.LINK_PROBLEMS, ()):  # said once, on the run after the check
         st.warning(f"This link holds a value that cannot be used: {plain(problem)}")
 
 
-def _navigation() -> None:
-    """The row of page links at the top of the main area (the current page is highlighted)."""
-    with st.container(horizontal=True, gap="small"):
+def _navigation() -> bool:
+    """The row of page links at the top of the main area (the current page is highlighted), with the
+    presentation-mode toggle after them; returns whether presentation mode is on."""
+    with st.container(horizontal=True, gap="small", vertical_alignment="center", key="navigation"):
         for page in PAGES:
             st.page_link(page.path, label=page.title, icon=page.icon)
+        st.space("small")
+        return presentation.toggle()
+
+
+def _follow_text_link() -> None:
+    """Turn ``?text=...`` into the Encode page with that text (``?encode_text=...``), keeping the other
+    parameters. A link from before the corpus hash was renamed (``text`` = a hex hash next to
+    ``corpus_source=Paste`` or ``Upload``) gets its parameter renamed instead."""
+    params = st.query_params.to_dict()
+    text = params.pop(TEXT_LINK, None)
+    if text is None:
+        return
+    if params.get(state.SOURCE) in ("Paste", "Upload") and _OLD_CORPUS_HASH.fullmatch(text):
+        params[sidebar.TEXT_PARAM] = text
+        st.query_params.from_dict(params)
+        return
+    params[state.ENCODE_TEXT] = text
+    st.switch_page(ENCODE_PAGE, query_params=params)

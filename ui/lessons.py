@@ -16,9 +16,19 @@ from ui.player import step_player
 from ui.settings import TrainSettings
 from ui.step_view import render_step
 from viz.compare import compression_figure, first_divergence, merge_timeline
-from viz.encode_views import blocked_frame, fallbacks_frame, rule_steps_frame, token_views
+from viz.corpus_strip import excerpt_pieces
+from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule_steps_frame, token_views
 from viz.markdown import code, left_out, plain
-from viz.tokens import STYLE, display_of, end_of_word_mode, strings_row, tokens_row, visible, word_change_html
+from viz.tokens import (
+    STYLE,
+    display_of,
+    end_of_word_mode,
+    isolate_words,
+    strings_row,
+    tokens_row,
+    visible,
+    word_change_html,
+)
 from viz.train_tables import merges_frame, token_counts
 
 TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
@@ -33,6 +43,10 @@ UNSEEN = "the naïve cat 🙂"
 'naive' without the diaeresis), so a char-level tokenizer must fall back on exactly those two."""
 HELD_OUT_CHARS = 20_000
 KEY_COLUMN = st.column_config.TextColumn(width="large", help="What the tie rule compared")
+FALLBACK_NOTE = (
+    "Dashed red: a character the corpus never had, so it is not in the alphabet; it is kept as a symbol of "
+    "its own, with a temporary id (marked *) past the vocabulary."
+)
 WORD_END_RULES = 8
 """How many merge rules lesson 6 lists per pre-tokenizer."""
 
@@ -76,9 +90,10 @@ def merges_form(i: int) -> None:
     result = _train(text, budget=int(n))
     if result is None or _nothing_learned(result):
         return
+    excerpt = excerpt_pieces(text, result.config.pretokenizer, result.config.special_tokens)
     step_player(
         result.num_merges,
-        lambda step: render_step(result, step, charts=False),
+        lambda step: render_step(result, step, charts=False, excerpt=excerpt),
         keys=state.lesson_player(i),
         source=(text, int(n)),
     )
@@ -105,15 +120,25 @@ def ties(i: int) -> None:
         show = display_of(r)
         col.markdown(f"**{rule}** picks {code(show(step.pair[0]))} + {code(show(step.pair[1]))}")
         col.dataframe(
-            pd.DataFrame({"pair": [" + ".join(map(show, p)) for p in step.tied], "key": step.tie_keys}),
+            pd.DataFrame(
+                {
+                    "pair": [" + ".join(map(show, p)) for p in step.tied],
+                    "key": [isolate_words(k) for k in step.tie_keys],
+                }
+            ),
             hide_index=True,
             width="stretch",
             column_config={"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN},
         )
 
 
+BLOCKED_CORPUS = "hug pug bug sun"
+"""Lesson 3's corpus: ``ug`` and ``ug</w>`` are learned first, and ``sun`` puts ``s`` in the alphabet, so in
+``hugs`` the ``s`` is an ordinary symbol that stands between ``ug`` and ``</w>``."""
+
+
 def blocked(i: int) -> None:
-    corpus = _text(i, "Corpus", "hug pug bug")
+    corpus = _text(i, "Corpus", BLOCKED_CORPUS)
     word = _text(i, "Word to encode", "hugs")
     result = _train(corpus, budget=2)
     if result is None or _nothing_learned(result):
@@ -123,15 +148,19 @@ def blocked(i: int) -> None:
     st.dataframe(merges_frame(result, show=show)[["rank", "left", "right", "token", "count"]], hide_index=True)
     tok = result.tokenizer
     trace = tok.encode_with_trace(word)
-    st.html(tokens_row(token_views(tok, trace)))
+    views = token_views(tok, trace)
+    st.html(tokens_row(views))
     for piece in trace.pieces:
         st.text(f"Pre-token {visible(piece.text)!r}: its symbols, then each rule that fired")
         st.html(strings_row(piece.initial, tok.unit, end_of_word_mode(tok)))
         st.dataframe(rule_steps_frame(piece, show), hide_index=True, width="stretch")
-        if piece.blocked:
+        st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
+        if blocked_rules(piece):
             st.dataframe(blocked_frame(piece, show), hide_index=True, width="stretch")
         else:
             st.caption("No rule was blocked in this word.")
+    if any(v.fallback for v in views):
+        st.caption(FALLBACK_NOTE)
 
 
 def byte_fallback(i: int) -> None:
@@ -142,7 +171,7 @@ def byte_fallback(i: int) -> None:
     if byte is None or char is None:
         return
     variants = {
-        "byte-level (GPT-2)": byte.tokenizer,
+        f"byte-level BPE ({byte.num_merges} merges on this text)": byte.tokenizer,
         "char + <unk>": char.tokenizer.with_fallback("unk"),
         "char + <0xNN> bytes": char.tokenizer.with_fallback("bytes"),
     }
@@ -184,7 +213,7 @@ def overlaps(i: int) -> None:
             "count": s.count,
             "replaced": s.replacements,
         }
-        for s in result.steps
+        for s in result.summaries
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     w = result.steps[0].words[0]
@@ -318,7 +347,7 @@ LESSONS: list[Lesson] = [
     ),
     Lesson(
         "3. Blocked merge",
-        "A rule can only fire on two symbols that sit side by side. After training on `hug pug bug`, the rule "
+        "A rule can only fire on two symbols that sit side by side. After training on `hug pug bug sun`, the rule "
         "(ug, </w>) exists, but in `hugs` the `s` stands between `ug` and the end of the word, so it never fires.",
         blocked,
     ),
@@ -327,7 +356,10 @@ LESSONS: list[Lesson] = [
         "A character that training never saw has no symbol of its own. The training text below has `café` "
         "and `naive` but no `ï` and no emoji, so those two are new. Byte-level BPE never has that problem: it spells "
         "everything in bytes (`ï` is two, an emoji four). A character-level tokenizer must either give up "
-        "(`<unk>`) or spell the character in byte tokens `<0xNN>`, as SentencePiece and Llama do.",
+        "(`<unk>`) or spell the character in byte tokens `<0xNN>`, as SentencePiece and Llama do. All three "
+        "tokenizers here learn their merges (at most 40) from the training text; the byte-level one splits it "
+        "with GPT-2's pre-tokenizer but is not GPT-2. In the table, offset is the character's position in the "
+        "text to encode.",
         byte_fallback,
     ),
     Lesson(

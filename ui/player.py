@@ -19,10 +19,66 @@ from collections.abc import Callable, Hashable
 
 import streamlit as st
 
+from ui.presentation import presenting
 from ui.state import PlayerKeys
 
 SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 """Seconds per step while playing."""
+SHORTCUTS = {"first": "Home", "prev": "Left", "play": "Space", "next": "Right", "last": "End"}
+"""The keys that press each button (Play and Pause share Space). Streamlit ignores them while the
+cursor is in a text box, so typing is never taken for stepping."""
+
+
+def _buttons(keys: PlayerKeys, n: int, pos: int, move: Callable[..., None], shortcuts: bool) -> None:
+    """First, Prev, Play or Pause, Next, Last, each as wide as its label and key; Play and Pause rerun the app."""
+    key_of = SHORTCUTS if shortcuts else dict.fromkeys(SHORTCUTS)
+    state = st.session_state
+    st.button(
+        "First",
+        key=keys.first,
+        icon=":material/first_page:",
+        on_click=move,
+        kwargs={"to": 1},
+        width="content",
+        shortcut=key_of["first"],
+    )
+    st.button(
+        "Prev",
+        key=keys.prev,
+        icon=":material/chevron_left:",
+        on_click=move,
+        kwargs={"delta": -1},
+        width="content",
+        shortcut=key_of["prev"],
+    )
+    if state[keys.playing]:
+        if st.button("Pause", key=keys.pause, icon=":material/pause:", type="primary", shortcut=key_of["play"]):
+            state[keys.playing] = False
+            st.rerun(scope="app")
+    elif st.button("Play", key=keys.play, icon=":material/play_arrow:", type="primary", shortcut=key_of["play"]):
+        if pos >= n:
+            state[keys.pos] = 1
+        state[keys.playing] = True
+        state[keys.tick] = time.monotonic()
+        st.rerun(scope="app")
+    st.button(
+        "Next",
+        key=keys.next,
+        icon=":material/chevron_right:",
+        on_click=move,
+        kwargs={"delta": 1},
+        width="content",
+        shortcut=key_of["next"],
+    )
+    st.button(
+        "Last",
+        key=keys.last,
+        icon=":material/last_page:",
+        on_click=move,
+        kwargs={"to": n},
+        width="content",
+        shortcut=key_of["last"],
+    )
 
 
 def _initial_step(slider_key: str, n: int) -> int:
@@ -40,8 +96,13 @@ def step_player(
     keys: PlayerKeys,
     label: str = "Merge",
     source: Hashable = None,
+    shortcuts: bool = True,
 ) -> None:
     """Draw a player over steps ``1..n`` and call ``render(step)`` for the current step.
+
+    Its buttons answer the keys in :data:`SHORTCUTS` (← →, Space, Home, End). In presentation
+    mode (:func:`ui.presentation.presenting`) the slider joins the button row and the row stays
+    on screen while the page scrolls.
 
     Args:
         n: the number of steps (at least 1).
@@ -52,6 +113,7 @@ def step_player(
         source: what the steps come from (corpus and settings). When it differs from the
             previous run's, the player stops and goes back to step 1: step 6 of another
             training is not where the user was. The first run keeps the step a link asks for.
+        shortcuts: whether the keys work; a page with two players gives them to one only.
     """
     pos_key, slider_key = keys.pos, keys.step
     playing_key, speed_key, tick_key = keys.playing, keys.speed, keys.tick
@@ -91,54 +153,41 @@ def step_player(
                 advanced = True
         st.session_state[pos_key] = pos
 
-        cols = st.columns([1, 1, 1.4, 1, 1, 2.2])
-        cols[0].button(
-            "First", key=keys.first, icon=":material/first_page:", on_click=move, kwargs={"to": 1}, width="stretch"
-        )
-        cols[1].button(
-            "Prev",
-            key=keys.prev,
-            icon=":material/chevron_left:",
-            on_click=move,
-            kwargs={"delta": -1},
-            width="stretch",
-        )
-        if st.session_state[playing_key]:
-            if cols[2].button("Pause", key=keys.pause, icon=":material/pause:", type="primary", width="stretch"):
-                st.session_state[playing_key] = False
+        present = presenting()
+        with st.container(key=f"player-controls-{keys.step}"):
+            row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+            with row:
+                _buttons(keys, n, pos, move, shortcuts)
+                speed = st.select_slider(
+                    "Speed",
+                    list(SPEEDS),
+                    key=speed_key,
+                    label_visibility="collapsed",
+                    width=150 if present else "stretch",
+                )
+            if playing and SPEEDS[speed] != interval:
                 st.rerun(scope="app")
-        elif cols[2].button("Play", key=keys.play, icon=":material/play_arrow:", type="primary", width="stretch"):
-            if pos >= n:
-                st.session_state[pos_key] = 1
-            st.session_state[playing_key] = True
-            st.session_state[tick_key] = time.monotonic()
-            st.rerun(scope="app")
-        cols[3].button(
-            "Next",
-            key=keys.next,
-            icon=":material/chevron_right:",
-            on_click=move,
-            kwargs={"delta": 1},
-            width="stretch",
-        )
-        cols[4].button(
-            "Last", key=keys.last, icon=":material/last_page:", on_click=move, kwargs={"to": n}, width="stretch"
-        )
-        speed = cols[5].select_slider("Speed", list(SPEEDS), key=speed_key, label_visibility="collapsed")
-        if playing and SPEEDS[speed] != interval:
-            st.rerun(scope="app")
-        pos = st.session_state[pos_key]
-        if st.session_state[playing_key]:
-            st.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
-        elif n > 1:
-            st.session_state[slider_key] = pos
-            shown = st.slider(label, 1, n, key=slider_key, on_change=follow_slider, bind="query-params")
-            if reset[0]:
-                reset[0] = False
-                if shown != pos:
-                    # A new n makes a new slider widget, which starts from the old step in the URL;
-                    # one more run lets the step set above win, and the URL follows it.
-                    st.rerun(scope="app")
+            pos = st.session_state[pos_key]
+            where = row if present else st
+            if st.session_state[playing_key]:
+                where.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
+            elif n > 1:
+                st.session_state[slider_key] = pos
+                shown = where.slider(
+                    label,
+                    1,
+                    n,
+                    key=slider_key,
+                    on_change=follow_slider,
+                    bind="query-params",
+                    label_visibility="collapsed" if present else "visible",
+                )
+                if reset[0]:
+                    reset[0] = False
+                    if shown != pos:
+                        # A new n makes a new slider widget, which starts from the old step in the URL;
+                        # one more run lets the step set above win, and the URL follows it.
+                        st.rerun(scope="app")
         render(pos)
         if advanced:
             # Timed from the end of the frame: when frames take longer than the interval (a slow

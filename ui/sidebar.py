@@ -36,8 +36,9 @@ COUNTS_HELP = (
     "'count word' per line, a header line allowed. Each word is one pre-token; the README shows how to count "
     "a corpus of any size with DuckDB in one line."
 )
-TEXT_PARAM = "text"
-"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL)."""
+TEXT_PARAM = "corpus_hash"
+"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL).
+Links made before it was renamed call it ``text``; :func:`ui.layout.setup_page` reads those as before."""
 
 
 def _help(name: str) -> str:
@@ -61,6 +62,18 @@ HELP = {
 """Help text of each sidebar setting: what it does, its values and where each comes from (from OPTIONS)."""
 MAX_SPECIALS_CHARS = MAX_SPECIAL_TOKENS * (MAX_SPECIAL_LENGTH + 2)
 """The special-tokens box holds at most this many characters: the most tokens, each the longest, with ", "."""
+
+
+EOW_PRETOKENIZER = "whitespace_eow"
+"""The one pre-tokenizer that writes the end-of-word suffix (the others ignore the End of word setting)."""
+
+
+def eow_ignored(pretokenizer: str) -> str:
+    """Why the End of word control is disabled under ``pretokenizer`` (one sentence)."""
+    return (
+        f"Disabled: the {pretokenizer} pre-tokenizer writes no end-of-word suffix, so this setting "
+        f"changes nothing. Choose {EOW_PRETOKENIZER} and press Train to set it."
+    )
 
 
 def _current_choice(source: str) -> CorpusChoice:
@@ -161,14 +174,19 @@ def render() -> None:
                 bind=bind,
             )
             st.radio("Unit", list(UNITS), key=state.UNIT, horizontal=True, help=HELP["unit"], bind=bind)
+            pretokenizer = st.session_state.get(state.PRETOKENIZER, defaults.pretokenizer)
+            ignored = pretokenizer != EOW_PRETOKENIZER
             st.radio(
                 "End of word (</w>)",
                 list(END_OF_WORD),
                 key=state.END_OF_WORD,
                 horizontal=True,
-                help=HELP["end_of_word"],
+                help=(eow_ignored(pretokenizer) + "\n\n" if ignored else "") + HELP["end_of_word"],
+                disabled=ignored,
                 bind=bind,
             )
+            if ignored:
+                st.caption(plain(f"Ignored by {pretokenizer}: only {EOW_PRETOKENIZER} writes </w>."))
             st.selectbox("Tie rule", list(TIE_BREAKS), key=state.TIE_BREAK, help=HELP["tie_break"], bind=bind)
             st.radio(
                 "Budget",

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Navigation row: presentation mode (also the link's ?present=true)
+PRESENT = "present"
+
 # Sidebar: corpus source
 SOURCE = "corpus_source"
 SAMPLE = "corpus_sample"
@@ -74,6 +77,8 @@ RESULT_MEMO = "train_result_memo"
 CHARTS = "train_charts"
 CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
 """The Train page's three charts: winning count, corpus length, vocabulary size."""
+PAIR_BARS = "chart_pair_bars"
+"""The top-pair bar chart (one key, so that plotly animates it from step to step)."""
 
 # Encode page
 ENCODE_TEXT = "encode_text"
@@ -85,6 +90,10 @@ ALLOW_SPECIAL = "encode_allow_special"
 ENCODE_PIECE = "encode_piece"
 ENCODE_FALLBACK = "encode_fallback"
 ENCODE_MEMO = "encode_memo"
+STORY_PLAYER = player_keys("story")
+"""The encoding player (one pre-token, rule by rule)."""
+TOKEN_PICKER = "encode_token_picker"
+"""The click catcher on the coloured text (a click chooses the token's pre-token)."""
 TOKENIZER_UPLOAD = "encode_tokenizer_upload"
 APPLY_SESSION = "encode_apply_session"
 APPLY_PENDING = "apply_pending"
@@ -104,6 +113,8 @@ CMP_HELD_OUT = "cmp_held_out"
 CMP_METRIC = "cmp_metric"
 CMP_SWITCH_RUN = "cmp_switch_run"
 CMP_SWITCH_RULE = "cmp_switch_rule"
+CMP_SWITCH_FROM = "cmp_switch_from"
+"""The tie rule the switch's choices were made for (a change resets the choice; see pages/compare.py)."""
 CMP_SWITCH_CORPUS = "cmp_switch_corpus"
 CMP_REAL = "cmp_real"
 

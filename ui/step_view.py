@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import TIE_BREAKS, TrainResult
+from bpe_core import TIE_BREAKS, MergeStep, TrainResult
 from ui import state
+from viz.corpus_strip import Excerpt, corpus_strip, corpus_strip_html
 from viz.markdown import left_out, plain
 from viz.tokens import STYLE, display_of, end_of_word_mode, word_change_html
-from viz.train_charts import corpus_length_figure, mark_step, merge_count_figure, vocab_growth_figure
-from viz.train_tables import merges_frame, pair_counts_frame, tie_explanation, word_changes_frame
+from viz.train_charts import (
+    corpus_length_figure,
+    mark_step,
+    merge_count_figure,
+    pair_bars_figure,
+    vocab_growth_figure,
+)
+from viz.train_tables import merges_frame, pair_counts_frame, pretoken_noun, tie_explanation, word_changes_frame
 
 _RULE_WINDOW = 12
 _NUMBER = st.column_config.NumberColumn(format="localized")
@@ -21,6 +28,11 @@ PAIR_COLUMNS = {
     "count": _NUMBER,
     "status": st.column_config.TextColumn(width="small"),
     "tie key": st.column_config.TextColumn(width="large", help="What the tie rule compared for this pair"),
+}
+WORD_COLUMNS = {
+    "freq": _NUMBER,
+    "before": st.column_config.TextColumn(width="large"),
+    "after": st.column_config.TextColumn(width="large"),
 }
 
 
@@ -37,13 +49,73 @@ def _charts(result: TrainResult) -> tuple:
     return memo[1]
 
 
-def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
-    """Draw merge ``step`` (1-based) of ``result``: counts, rewritten words, rules so far, charts."""
+def _pair_bars(result: TrainResult, k: int, show) -> None:
+    """The top pair counts before merge ``k`` as bars, with the tie in words."""
+    s = result.steps[k]
+    st.markdown(f"**Pair counts before this merge** (ties broken by {s.tie_break})")
+    total = result.num_pairs_at(k)
+    note = left_out(len(s.top_pairs), total, "distinct pairs", first="top")
+    st.caption(f"Showing {note}." if note else f"All {total:,} distinct pairs.")
+    st.plotly_chart(pair_bars_figure(s, show), width="stretch", key=state.PAIR_BARS)
+    if why := tie_explanation(s, show):
+        st.caption(f"Tie: {plain(why)}.")
+    if s.num_tied > len(s.tied):
+        st.caption(
+            f"{s.num_tied:,} pairs share the count {s.count:,}; the bars show the tie rule's best "
+            f"{len(s.tied):,} ({s.num_tied - len(s.tied):,} left out)."
+        )
+
+
+def _rewritten_words(s: MergeStep, unit: str, eow: bool, noun: str) -> None:
+    """The most frequent words (``noun``: or pre-tokens) merge ``s`` rewrote, before → after."""
+    note = left_out(len(s.words), s.num_words, "shown", first="top")
+    st.markdown(
+        f"**{noun.capitalize()} rewritten** ({s.num_words:,} distinct; most frequent first"
+        + (f"; {note})" if note else ")")
+    )
+    rows = [STYLE]
+    for w in s.words:
+        rows.append(
+            "<div style='display:flex;align-items:center;gap:6px;margin:4px 0'>"
+            f"<code>×{w.freq:,}</code>"
+            + word_change_html(w.before, w.after, w.merged_at, unit, eow, w.excerpt)
+            + "</div>"
+        )
+    st.html("".join(rows))
+
+
+def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
+    """The pair counts (with the tie keys) and every rewritten word as tables, across the page's width."""
+    s = result.steps[k]
+    with st.expander("Pair counts as a table, with the tie keys"):
+        st.dataframe(
+            pair_counts_frame(s, show).style.apply(_highlight_first, axis=1),
+            hide_index=True,
+            width="stretch",
+            column_config=PAIR_COLUMNS,
+        )
+    if s.num_words > len(s.words):
+        with st.expander(f"All {s.num_words:,} rewritten {noun}"):
+            limit = 2000
+            st.dataframe(
+                word_changes_frame(result.word_changes(k, limit=limit), show),
+                hide_index=True,
+                width="stretch",
+                column_config=WORD_COLUMNS,
+            )
+            if note := left_out(limit, s.num_words, "words"):
+                st.caption(f"Showing {note}, in corpus order.")
+
+
+def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt: Excerpt | None = None) -> None:
+    """Draw merge ``step`` (1-based) of ``result``: pair bars, rewritten words, the corpus strip (when
+    ``excerpt``, the start of the corpus, is given), rules so far, and the three charts (``charts``)."""
     k = step - 1
     s = result.steps[k]
     eow = end_of_word_mode(result)
     unit = result.config.unit
     show = display_of(result)
+    noun = pretoken_noun(result.config.pretokenizer)
     a, b, new = (plain(show(t)) for t in (*s.pair, s.token))
     st.subheader(f"Merge {step:,} of {result.num_merges:,} (rank {k:,}): “{a}” + “{b}” → “{new}”")
     m = st.columns(5)
@@ -57,45 +129,17 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True) -> None:
     m[3].metric("vocabulary", f"{s.vocab_size_after:,}")
     m[4].metric("corpus tokens", f"{s.tokens_after:,}", delta=f"{s.tokens_after - result.tokens_at(k):,}")
 
-    left, right = st.columns([1.4, 1])
+    left, right = st.columns([1.2, 1])
     with left:
-        st.markdown(f"**Pair counts before this merge** (ties broken by {s.tie_break})")
-        frame = pair_counts_frame(s, show)
-        total = result.num_pairs_at(k)
-        note = left_out(len(frame), total, "distinct pairs", first="top")
-        st.caption(f"Showing {note}." if note else f"All {total:,} distinct pairs.")
-        st.dataframe(
-            frame.style.apply(_highlight_first, axis=1),
-            hide_index=True,
-            width="stretch",
-            column_config=PAIR_COLUMNS,
-        )
-        if why := tie_explanation(s, show):
-            st.caption(f"Tie: {plain(why)}.")
-        if s.num_tied > len(s.tied):
-            st.caption(
-                f"{s.num_tied:,} pairs share the count {s.count:,}; the table lists the tie rule's best "
-                f"{len(s.tied):,} ({s.num_tied - len(s.tied):,} left out)."
-            )
+        _pair_bars(result, k, show)
     with right:
-        note = left_out(len(s.words), s.num_words, "shown", first="top")
-        st.markdown(
-            f"**Words rewritten** ({s.num_words:,} distinct; most frequent first" + (f"; {note})" if note else ")")
-        )
-        rows = [STYLE]
-        for w in s.words:
-            rows.append(
-                f"<div style='margin:2px 0'><code>×{w.freq:,}</code> "
-                + word_change_html(w.before, w.after, w.merged_at, unit, eow, w.excerpt)
-                + "</div>"
-            )
-        st.html("".join(rows))
-        if s.num_words > len(s.words):
-            with st.expander(f"All {s.num_words:,} rewritten words"):
-                limit = 2000
-                st.dataframe(word_changes_frame(result.word_changes(k, limit=limit), show), hide_index=True)
-                if note := left_out(limit, s.num_words, "words"):
-                    st.caption(f"Showing {note}, in corpus order.")
+        _rewritten_words(s, unit, eow, noun)
+    _full_tables(result, k, show, noun)
+    if excerpt is not None and excerpt.pieces:
+        strip = corpus_strip(result, excerpt, k)
+        st.markdown("**The corpus after this merge**")
+        st.html(corpus_strip_html(strip))
+        st.caption(strip.caption())
 
     rules = merges_frame(result, k, show)
     recent = rules.iloc[max(0, k + 1 - _RULE_WINDOW) :].iloc[::-1].reset_index(drop=True)

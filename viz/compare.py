@@ -153,6 +153,9 @@ def compression_figure(
 ) -> go.Figure:
     """One line per curve: a text's length in ``metric`` against the number of merges used.
 
+    A curve that lies on an earlier one (:func:`coinciding`) is drawn dashed and named
+    "(on top of ...)", so both stay visible.
+
     Args:
         curves: curve name -> token count after 0..N merges.
         chars, nbytes: the text's length in characters and UTF-8 bytes; a mapping
@@ -169,12 +172,26 @@ def compression_figure(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of: {', '.join(METRICS)}")
     fig = go.Figure()
-    for name, counts in curves.items():
-        size = chars[name] if isinstance(chars, Mapping) else chars
-        length = nbytes[name] if isinstance(nbytes, Mapping) else nbytes
-        y = compression_values(counts, chars=size, nbytes=length, metric=metric)
+    values = {
+        name: compression_values(
+            counts,
+            chars=chars[name] if isinstance(chars, Mapping) else chars,
+            nbytes=nbytes[name] if isinstance(nbytes, Mapping) else nbytes,
+            metric=metric,
+        )
+        for name, counts in curves.items()
+    }
+    under = coinciding(values)
+    for name, y in values.items():
+        label = name + (f" (on top of {under[name]})" if name in under else "")
         fig.add_trace(
-            go.Scatter(x=[x_offset + k for k in range(len(counts))], y=y, name=html.escape(name), mode="lines")
+            go.Scatter(
+                x=[x_offset + k for k in range(len(y))],
+                y=y,
+                name=html.escape(label),
+                mode="lines",
+                line={"dash": "dash", "width": 3} if name in under else {"width": 2},
+            )
         )
     fig.update_layout(
         title=html.escape(title),
@@ -232,3 +249,90 @@ def merge_diff(a: TrainResult, b: TrainResult, labels: tuple[str, str] = ("a", "
 def texts_row(texts: Sequence[str]) -> str:
     """Escaped HTML: token boxes for comparable token texts (already made visible)."""
     return tokens_row([TokenView(text=t, raw=t) for t in texts], show_whitespace=False, show_ids=False)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where the runs' merge tables part, and what parted them.
+
+    Attributes:
+        rank: the first rank at which the runs' merges differ.
+        at_rank: ``(run, merge)`` for every run at that rank (merge "" past a run's end).
+        unshared: the first merge (in rank order, then run order) that one run learned and
+            another never learns at any rank: ``(rank, run, merge, runs that never learn it)``;
+            ``None`` when every run learns every merge of the others, only in another order.
+    """
+
+    rank: int
+    at_rank: tuple[tuple[str, str], ...]
+    unshared: tuple[int, str, str, tuple[str, ...]] | None
+
+
+def divergence(results: Mapping[str, TrainResult]) -> Divergence | None:
+    """What diverged between the runs' merge tables (``None`` when they agree rank for rank).
+
+    With different pre-tokenizers the tables differ at merge 1 almost always; the useful
+    news is which merge one run learned that another never does (:attr:`Divergence.unshared`).
+    """
+    rank = first_divergence(results)
+    if rank is None:
+        return None
+    tables = {name: merge_texts(r) for name, r in results.items()}
+    sets = {name: set(t) for name, t in tables.items()}
+    at_rank = tuple((name, t[rank] if rank < len(t) else "") for name, t in tables.items())
+    longest = max(len(t) for t in tables.values())
+    for k in range(rank, longest):
+        for name, table in tables.items():
+            if k < len(table):
+                missing = tuple(o for o in tables if o != name and table[k] not in sets[o])
+                if missing:
+                    return Divergence(rank, at_rank, (k, name, table[k], missing))
+    return Divergence(rank, at_rank, None)
+
+
+def divergence_text(d: Divergence) -> str:
+    """One or two plain-text sentences saying what diverged (for a caption; escape before markdown)."""
+    learned = ", ".join(f"{name} learned “{merge}”" if merge else f"{name} had stopped" for name, merge in d.at_rank)
+    text = f"At merge {d.rank + 1:,}: {learned}."
+    if d.unshared is None:
+        return text + " Every run learns every merge of the others, only in another order."
+    k, name, merge, missing = d.unshared
+    never = ", ".join(missing)
+    return (
+        text
+        + f" The first merge one run learned and another never does: merge {k + 1:,} of {name}, “{merge}”"
+        + f" ({never} never learns it)."
+    )
+
+
+def coinciding(curves: Mapping[str, Sequence[float]], tolerance: float = 0.01) -> dict[str, str]:
+    """Curves drawn on top of an earlier one: name -> the earlier curve's name.
+
+    Two curves coincide when they have the same length and every point differs by at most
+    ``tolerance`` of the larger value (1 %: closer than a line's width at the usual chart size).
+    """
+    out: dict[str, str] = {}
+    names = list(curves)
+    for i, name in enumerate(names):
+        ys = curves[name]
+        for earlier in names[:i]:
+            if earlier in out:
+                continue
+            xs = curves[earlier]
+            if len(xs) == len(ys) and all(abs(x - y) <= tolerance * max(abs(x), abs(y)) for x, y in zip(xs, ys)):
+                out[name] = earlier
+                break
+    return out
+
+
+def tokens_formed_twice(result: TrainResult) -> int:
+    """How many token strings ``result``'s merge table forms by more than one rule.
+
+    The two encoding orders (rank, sequential) can cut a word differently only when this is
+    above 0; for tables learned by BPE it is 0 in practice, so the order switch has no effect.
+    """
+    seen: set[str] = set()
+    again: set[str] = set()
+    for a, b in result.merges:
+        (again if a + b in seen else seen).add(a + b)
+    return len(again)

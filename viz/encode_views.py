@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pandas as pd
 
-from bpe_core import EncodeTrace, OrderDifference, PieceTrace, Tokenizer
-from viz.tokens import TokenView, describe_bytes, visible
+from bpe_core import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, Tokenizer
+from viz.tokens import TokenView, describe_bytes, isolate_words, visible
 
 Show = Callable[[str], str]
 
@@ -16,16 +17,16 @@ def _same(token: str) -> str:
     return token
 
 
-def temporary_ids(tokenizer: Tokenizer) -> range:
-    """The ids ``tokenizer`` gives no saved token: characters its ``keep`` fallback appended while encoding.
+def temporary_ids(trace: EncodeTrace) -> range:
+    """The temporary ids in ``trace``: characters a ``keep`` fallback met outside the alphabet.
 
-    They are numbered in the order the text met them (see ``bpe_core.FALLBACKS``), so the same
-    character can get another id in another text. Empty for byte-unit tokenizers and the
-    ``unk``/``bytes`` fallbacks, whose fallback tokens are part of the vocabulary.
+    They lie past the vocabulary and are numbered in the order the text met them (see
+    ``bpe_core.FALLBACKS``), so the same character can get another id in another text. Empty
+    for byte-unit tokenizers and the ``unk``/``bytes`` fallbacks, whose fallback tokens are part
+    of the vocabulary.
     """
-    if tokenizer.unit != "char" or tokenizer.fallback != "keep":
-        return range(0)
-    return range(tokenizer.num_saved, len(tokenizer.table))
+    met = trace.temporary_ids
+    return range(met[0], met[-1] + 1) if met else range(0)
 
 
 def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = None) -> list[TokenView]:
@@ -37,31 +38,23 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
     although the training alphabet lacked it, whose id is then temporary, see
     :func:`temporary_ids`) and special tokens. Fallback tokens show their
     vocabulary string (``<unk>``, ``<0xC3>``), as the rule tables do: the bytes
-    of ``<unk>``, U+FFFD, would read as a broken character.
+    of ``<unk>``, U+FFFD, would read as a broken character. Everything is read
+    from the trace's records (``tokenizer``, the one that made the trace, is not opened).
     """
-    table = tokenizer.table
-    fallback_ids = set(tokenizer.byte_fallback_ids)
-    if tokenizer.unk_id is not None:
-        fallback_ids.add(tokenizer.unk_id)
-    temporary = temporary_ids(tokenizer)
     views = []
     for piece in trace.pieces:
-        for tid in piece.ids:
-            data = table.data[tid]
-            eow = table.ends_word[tid]
-            if eow:
-                data = data[:-1]
-            text = table.strings[tid] if tid in fallback_ids else describe_bytes(data)
+        for tid, raw, data, eow, kind in zip(piece.ids, piece.tokens, piece.token_bytes, piece.ends_word, piece.kinds):
+            text = raw if kind == "fallback" else describe_bytes(data)
             views.append(
                 TokenView(
                     text=text,
-                    raw=table.strings[tid],
+                    raw=raw,
                     token_id=tid,
                     end_of_word=eow,
                     partial=text.startswith("⟨") and bool(data),
-                    fallback=tid in fallback_ids or tid in temporary,
+                    fallback=kind in ("fallback", "temporary"),
                     special=piece.special,
-                    temporary=tid in temporary,
+                    temporary=kind == "temporary",
                 )
             )
             if limit is not None and len(views) >= limit:
@@ -70,13 +63,15 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
 
 
 def temporary_note(tokenizer: Tokenizer, trace: EncodeTrace) -> str:
-    """A sentence on the temporary ids of ``trace`` (see :func:`temporary_ids`), or ``""`` when it has none."""
-    temporary = temporary_ids(tokenizer)
-    met = sorted({tid for tid in trace.ids if tid in temporary})
+    """A sentence on the temporary ids of ``trace`` (see :func:`temporary_ids`), or ``""`` when it has none.
+
+    Read from the trace's records alone (``tokenizer``, the one that made the trace, is not opened).
+    """
+    met = trace.temporary_ids
     if not met:
         return ""
-    table = tokenizer.table  # a character and its end-of-word twin count once
-    chars = {table.data[tid][:-1] if table.ends_word[tid] else table.data[tid] for tid in met}
+    wanted = set(met)  # a character and its end-of-word twin count once
+    chars = {data for p in trace.pieces for tid, data in zip(p.ids, p.token_bytes) if tid in wanted}
     n = len(chars)
     span = f"{met[0]:,}" if len(met) == 1 else f"{met[0]:,}–{met[-1]:,}"
     return (
@@ -127,9 +122,22 @@ def rule_steps_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     )
 
 
+def blocked_rules(piece: PieceTrace) -> list[BlockedRule]:
+    """The blocked rules worth explaining: both symbols were present and something kept them apart.
+
+    Kept: rules whose symbols never met because tokens stood between them
+    (``kind == "apart"`` with a non-empty ``between``), rules that lost a symbol to
+    an earlier rule (``"taken"``), and rules whose symbols met only after their turn
+    (``"too_late"``, sequential order). Left out: ``"apart"`` rules with nothing
+    between, where the right symbol only ever comes before the left one (``o + l``
+    in ``lo``): nothing blocked them, they never had a chance.
+    """
+    return [b for b in piece.blocked if b.kind != "apart" or b.between]
+
+
 def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
-    """Rules whose symbols are in the final tokens but never adjacent: ``rank``, ``left``, ``right``,
-    ``between``, ``why``."""
+    """The blocked rules worth explaining (:func:`blocked_rules`): ``rank``, ``left``, ``right``,
+    ``between`` (the tokens that stood between, joined by spaces), ``why``."""
     return pd.DataFrame(
         [
             {
@@ -137,30 +145,43 @@ def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
                 "left": show(b.pair[0]),
                 "right": show(b.pair[1]),
                 "between": " ".join(map(show, b.between)),
-                "why": b.reason,
+                "why": isolate_words(b.reason),
             }
-            for b in piece.blocked
+            for b in blocked_rules(piece)
         ],
         columns=["rank", "left", "right", "between", "why"],
     )
 
 
+def _outcome(f: Fallback) -> str:
+    """What became of a character the alphabet could not hold as one symbol, in a few words."""
+    n = len(f.tokens)
+    if f.kind == "raw_bytes":
+        return "its bytes merged into one token" if f.merged else f"its bytes stay in {n:,} tokens"
+    if f.kind == "bytes":
+        return f"spelled as {n:,} byte token{'s' if n != 1 else ''}"
+    if f.kind == "unk":
+        return "became <unk>: the character is lost"
+    return "kept as a symbol of its own (an id past the vocabulary)"
+
+
 def fallbacks_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
-    """Characters outside the alphabet or left as raw bytes: ``char``, ``offset``, ``kind``,
-    ``bytes`` (hex), ``tokens``, ``merged``."""
+    """Characters outside the alphabet or left as raw bytes: ``char``, ``offset`` (its character offset in
+    the encoded text, the same whatever the pre-tokenizer), ``kind``, ``bytes`` (hex), ``tokens``,
+    ``outcome`` (what became of it, in words)."""
     return pd.DataFrame(
         [
             {
                 "char": f.char,
-                "offset": f.offset,
+                "offset": piece.start + f.offset,
                 "kind": f.kind,
                 "bytes": " ".join(f"{b:02X}" for b in f.data),
                 "tokens": " ".join(map(show, f.tokens)),
-                "merged": f.merged,
+                "outcome": _outcome(f),
             }
             for f in piece.fallbacks
         ],
-        columns=["char", "offset", "kind", "bytes", "tokens", "merged"],
+        columns=["char", "offset", "kind", "bytes", "tokens", "outcome"],
     )
 
 
@@ -178,3 +199,31 @@ def order_differences_frame(diffs: list[OrderDifference], show: Show = _same) ->
         ],
         columns=["word", "rank order", "sequential"],
     )
+
+
+def with_pieces(views: list[TokenView], trace: EncodeTrace) -> list[TokenView]:
+    """``views`` (from :func:`token_views`, in the order of ``trace``'s tokens) with each token's pre-token
+    index set, counting only ordinary pre-tokens (special tokens stay unclickable), as the Encode page's
+    pre-token picker numbers them."""
+    owners: list[int | None] = []
+    index = 0
+    for piece in trace.pieces:
+        owners += [None if piece.special else index] * len(piece.ids)
+        index += not piece.special
+    return [replace(view, piece=owner) for view, owner in zip(views, owners)]
+
+
+def multi_rule_tokens(merges: list[tuple[str, str]]) -> int:
+    """How many token strings the merge table ``merges`` forms by more than one rule.
+
+    Rank order (GPT-2, tiktoken) and sequential order (one pass over the table) can
+    cut a word differently only when some token can be built by two rules (``ab + c``
+    and ``a + bc``): a table learned by BPE forms every token by exactly one rule, so
+    this is 0 and the two orders always agree (Lesson 7 shows a table where they do not).
+    """
+    seen: set[str] = set()
+    again: set[str] = set()
+    for a, b in merges:
+        token = a + b
+        (again if token in seen else seen).add(token)
+    return len(again)

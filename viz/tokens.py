@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import regex
+
 from bpe_core import MARKER, Tokenizer, TrainResult, unicode_to_bytes
 
 PALETTE = (
@@ -28,6 +30,13 @@ PALETTE = (
     "#e2e8f0",
 )
 """Pastel backgrounds for tokens, picked by token id so a token keeps its colour."""
+
+FSI, PDI = "\u2068", "\u2069"
+"""Unicode's FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (UAX #9, section 2.7): text between them
+takes its own direction and, seen from outside, counts as one neutral character."""
+
+_RTL_CLASSES = frozenset({"R", "AL", "AN"})
+"""Bidi classes that reorder the text around them (Hebrew, Arabic letters, Arabic-Indic digits)."""
 
 HIGHLIGHT = "#f59e0b"
 """Border colour of a token that the current merge just formed."""
@@ -48,6 +57,12 @@ padding:1px 4px;white-space:pre;color:#0f172a}
 .bpe-special{border:2px solid #0f766e;font-weight:600}
 .bpe-temp small{color:#b91c1c;font-style:italic}
 .bpe-break{flex-basis:100%;height:0}
+.bpe-change{display:flex;flex-wrap:wrap;align-items:center;gap:2px 6px}
+.bpe-side{max-width:100%}
+.bpe-tok[data-piece]{cursor:pointer}
+.bpe-tok[data-piece]:hover{outline:2px solid #2563eb}
+.bpe-word{display:inline-flex;flex-wrap:wrap;gap:2px;max-width:100%}
+.bpe-arrow{padding:0 2px}
 </style>"""
 """CSS for the token boxes (put once in any HTML built here)."""
 
@@ -68,6 +83,8 @@ class TokenView:
         new: True when the current merge formed it (highlighted).
         temporary: True when the id is past the vocabulary: a character the ``keep`` fallback
             numbered in the order this text met it (drawn with a ``*`` after the id).
+        piece: the index of the pre-token it belongs to, when a click on it should choose that
+            pre-token (drawn as a ``data-piece`` attribute; ``None``: not clickable).
     """
 
     text: str
@@ -79,6 +96,7 @@ class TokenView:
     special: bool = False
     new: bool = False
     temporary: bool = False
+    piece: int | None = None
 
 
 DOTTED_CIRCLE = "\u25cc"
@@ -136,6 +154,32 @@ def char_label(ch: str) -> str:
     else:
         name = SHORT_NAMES.get(ch) or unicodedata.name(ch, "")
     return f"⟨U+{code:04X}{' ' + name if name else ''}⟩"
+
+
+def isolate(text: str) -> str:
+    """``text`` between bidi isolates (FSI ... PDI) when it holds right-to-left characters, else unchanged.
+
+    In a left-to-right line, ``“ש” + “ל” → “של”`` is one right-to-left run: the browser draws
+    it reversed, result left of the arrow. Isolating each token keeps the line's order (the
+    Unicode Bidirectional Algorithm, UAX #9, rules X5a-X5c) while each token still reads right to
+    left inside. Text without R, AL or AN characters needs no isolate, so it stays as it was.
+    """
+    if text.isascii() or not any(unicodedata.bidirectional(ch) in _RTL_CLASSES for ch in text):
+        return text
+    return FSI + text + PDI
+
+
+_RTL_WORD = regex.compile(r"""[^\s'"“”‘’()]*[\p{bc=R}\p{bc=AL}][^\s'"“”‘’()]*""")
+"""A run of text holding a right-to-left letter, up to whitespace, quotes or parentheses."""
+
+
+def isolate_words(text: str) -> str:
+    """``text`` (a sentence, e.g. a tie key or a blocked rule's reason) with every run holding
+    right-to-left letters between bidi isolates (see :func:`isolate`): in ``first seen in word #0 'שלום'
+    at offset 3`` the word no longer pulls ``#0 '`` into its right-to-left run."""
+    if text.isascii():
+        return text
+    return _RTL_WORD.sub(lambda m: FSI + m.group(0) + PDI, text)
 
 
 @lru_cache(maxsize=65536)
@@ -213,7 +257,9 @@ def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
 
     Byte-level strings are decoded (``Ġthe`` -> ``·the``; bytes that cut a
     character as ``⟨F0 9F⟩``), whitespace is made visible, and the end-of-word
-    marker is kept as ``</w>``.
+    marker is kept as ``</w>``. A token holding right-to-left characters comes
+    between bidi isolates (see :func:`isolate`), so headings and tables that
+    put several tokens on one line keep their left-to-right order.
 
     Args:
         unit: ``"char"`` or ``"byte"``.
@@ -223,7 +269,7 @@ def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
     @lru_cache(maxsize=65536)
     def show(token: str) -> str:
         view = view_of_string(token, unit, end_of_word_mode)
-        return visible(view.text) + (MARKER if view.end_of_word else "")
+        return isolate(visible(view.text) + (MARKER if view.end_of_word else ""))
 
     return show
 
@@ -253,6 +299,25 @@ def strings_row(tokens: Iterable[str], unit: str, end_of_word_mode: bool) -> str
 def color_for(index: int) -> str:
     """The palette colour for a token id."""
     return PALETTE[index % len(PALETTE)]
+
+
+def row_colors(indices: Iterable[int]) -> list[int]:
+    """Palette slots for a row of tokens: each token's own (:func:`color_for`), except that a token whose
+    colour its left neighbour already has takes the next free slot, so neighbours never share a colour.
+
+    Args:
+        indices: each token's colour index (:func:`color_index`), left to right.
+
+    Returns:
+        One palette slot (``0 <= slot < len(PALETTE)``) per token.
+    """
+    out: list[int] = []
+    for index in indices:
+        slot = index % len(PALETTE)
+        if out and slot == out[-1]:
+            slot = (slot + 1) % len(PALETTE)
+        out.append(slot)
+    return out
 
 
 def color_index(view: TokenView) -> int:
@@ -285,10 +350,13 @@ def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, s
         title += " (fallback)"
     if view.temporary:
         title += ": a temporary id past the vocabulary, numbered in the order this text met new characters"
+    if view.piece is not None:
+        title += f" (click: pre-token #{view.piece} rule by rule)"
     star = "*" if view.temporary else ""
     under = f"<small>{view.token_id}{star}</small>" if show_id and view.token_id is not None else ""
+    piece = f' data-piece="{int(view.piece)}"' if view.piece is not None else ""
     return (
-        f'<span class="{" ".join(classes)}" style="background:{color_for(color_index)}" '
+        f'<span class="{" ".join(classes)}" style="background:{color_for(color_index)}"{piece} '
         f'title="{html.escape(title, quote=True)}">{label}{under}</span>'
     )
 
@@ -302,8 +370,8 @@ def tokens_row(
 ) -> str:
     """Escaped HTML for a row of token boxes, coloured by id, wrapping lines at newlines."""
     parts = [STYLE, '<div class="bpe-row">']
-    for view in views:
-        parts.append(token_box(view, color_index(view), show_whitespace, show_ids))
+    for view, slot in zip(views, row_colors(map(color_index, views))):
+        parts.append(token_box(view, slot, show_whitespace, show_ids))
         if break_on_newline and view.text.endswith("\n"):
             parts.append('<span class="bpe-break"></span>')
     parts.append("</div>")
@@ -321,6 +389,8 @@ def word_change_html(
     """Escaped HTML: a word's tokens before a merge, an arrow, and after it with the new tokens outlined.
 
     ``excerpt`` marks a window of a long word: ``…`` is drawn on both sides of each half.
+    "Before" and "after" are two blocks that each wrap on their own, so a word too long for
+    one line never has tokens of one half on the other half's line.
     """
     new = set(merged_at)
     b = [view_of_string(t, unit, end_of_word_mode) for t in before]
@@ -328,8 +398,11 @@ def word_change_html(
         TokenView(**{**view_of_string(t, unit, end_of_word_mode).__dict__, "new": k in new})
         for k, t in enumerate(after)
     ]
-    left = "".join(token_box(v, color_index(v), True, False) for v in b)
-    right = "".join(token_box(v, color_index(v), True, False) for v in a)
+    left = "".join(token_box(v, slot, True, False) for v, slot in zip(b, row_colors(map(color_index, b))))
+    right = "".join(token_box(v, slot, True, False) for v, slot in zip(a, row_colors(map(color_index, a))))
     if excerpt:
         left, right = f"<span>…</span>{left}<span>…</span>", f"<span>…</span>{right}<span>…</span>"
-    return f'<div class="bpe-row">{left}<span style="padding:0 6px">→</span>{right}</div>'
+    return (
+        f'<div class="bpe-change"><div class="bpe-row bpe-side">{left}</div>'
+        f'<span class="bpe-arrow">→</span><div class="bpe-row bpe-side">{right}</div></div>'
+    )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from bpe_core import TrainResult
-from viz.train_tables import token_counts
+from bpe_core import MergeStep, TrainResult
+from viz.train_tables import Show, pair_counts_frame, token_counts
 
 _LAYOUT = {"height": 300, "margin": {"l": 50, "r": 20, "t": 40, "b": 40}, "hovermode": "x unified"}
 
@@ -63,11 +65,12 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
 
 def merge_count_figure(result: TrainResult, step: int | None = None) -> go.Figure:
     """Winning pair count and replacements of merge 1..N (the count never rises); ``step`` is marked."""
-    ranks = [s.rank + 1 for s in result.steps]
+    steps = result.summaries
+    ranks = [s.rank + 1 for s in steps]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ranks, y=[s.count for s in result.steps], name="winning count", mode="lines"))
+    fig.add_trace(go.Scatter(x=ranks, y=[s.count for s in steps], name="winning count", mode="lines"))
     fig.add_trace(
-        go.Scatter(x=ranks, y=[s.replacements for s in result.steps], name="replaced", mode="lines", line_dash="dot")
+        go.Scatter(x=ranks, y=[s.replacements for s in steps], name="replaced", mode="lines", line_dash="dot")
     )
     fig.update_layout(title="Winning pair count per merge", xaxis_title="merge", yaxis_title="count", **_LAYOUT)
     fig.update_xaxes(range=_span(1, result.num_merges))
@@ -96,10 +99,82 @@ def corpus_length_figure(result: TrainResult, step: int | None = None) -> go.Fig
 
 def vocab_growth_figure(result: TrainResult, step: int | None = None) -> go.Figure:
     """Vocabulary size (special tokens + alphabet + merges) after 0..N merges; ``step`` is marked."""
-    base = result.steps[0].vocab_size_after - 1 if result.steps else len(result.vocab)
+    base = result.summaries[0].vocab_size_after - 1 if result.summaries else len(result.vocab)
     merges = list(range(result.num_merges + 1))
     fig = go.Figure(go.Scatter(x=merges, y=[base + k for k in merges], name="vocabulary", mode="lines"))
     fig.add_hline(y=base, line_dash="dot", line_color="#64748b", annotation_text=f"base alphabet + specials: {base}")
     fig.update_layout(title="Vocabulary size", xaxis_title="merges learned", yaxis_title="tokens", **_LAYOUT)
     fig.update_xaxes(range=_span(0, result.num_merges))
     return mark_step(fig, step)
+
+
+WINNER = "#f59e0b"
+"""The winning pair's bar (the amber of the token boxes' "new" outline)."""
+TIED = "#fcd34d"
+"""Bars of pairs that tied with the winner and lost the tie rule (hatched as well)."""
+OTHER = "#94a3b8"
+"""Every other pair's bar."""
+TRANSITION = {"duration": 300, "easing": "cubic-in-out"}
+"""How long bars take to grow or shrink to the next step's counts while the player runs (ms)."""
+
+
+def _same(token: str) -> str:
+    return token
+
+
+def pair_bars_figure(step: MergeStep, show: Show = _same, *, height: int = 300) -> go.Figure:
+    """The top pair counts before ``step``'s merge as horizontal bars, best at the top.
+
+    The winner's bar is amber; pairs that tied with it and lost the tie rule are
+    pale amber and hatched (``/``) and their label says "tie"; the others are grey.
+    Each bar's hover text gives the count and, for tied pairs, the tie key. Bars
+    sit at fixed slots ``0..k-1`` (labels are tick texts), so two pairs that
+    display alike stay two bars, and ``layout.transition`` lets plotly move the
+    bars when the next step's figure replaces this one.
+
+    Args:
+        step: a :class:`~bpe_core.MergeStep` (its ``top_pairs``, ``tied``, ``tie_keys``).
+        show: how a token string is displayed (:func:`viz.tokens.display_for`).
+        height: figure height in pixels.
+
+    Returns:
+        A figure with one bar trace; labels are HTML-escaped (plotly reads a few tags).
+    """
+    frame = pair_counts_frame(step, show)
+    slots = list(range(len(frame)))
+    labels = [html.escape(f"{a} + {b}", quote=False) for a, b in zip(frame["left"], frame["right"])]
+    statuses = frame["status"].tolist()
+    colors = [WINNER if k == 0 else TIED if status == "lost tie" else OTHER for k, status in enumerate(statuses)]
+    shapes = ["/" if status == "lost tie" else "" for status in statuses]
+    marks = ["" if not status else " (tie)" if status == "lost tie" else f" ({status})" for status in statuses]
+    top = max(frame["count"], default=0)
+    bars = go.Bar(
+        x=frame["count"].tolist(),
+        y=slots,
+        orientation="h",
+        marker={"color": colors, "pattern": {"shape": shapes}},
+        text=[f"{count:,}{mark}" for count, mark in zip(frame["count"], marks)],
+        textposition="outside",
+        cliponaxis=False,
+        textfont={"size": 13},
+        customdata=[html.escape(key, quote=False) for key in frame["tie key"]],
+        hovertemplate="%{x:,}<br>%{customdata}<extra></extra>",
+        name="pair count",
+    )
+    layout = {  # one nested dict: plotly's update_* helpers parse property paths and cost far more
+        "title": {"text": f"Top {len(frame):,} pair counts before merge {step.rank + 1:,}"},
+        "height": height,
+        "margin": {"l": 10, "r": 20, "t": 40, "b": 30},
+        "transition": TRANSITION,
+        "uirevision": "pair-bars",
+        "showlegend": False,
+        "yaxis": {
+            "tickvals": slots,
+            "ticktext": labels,
+            "autorange": "reversed",
+            "automargin": True,
+            "tickfont": {"size": 14},
+        },
+        "xaxis": {"title": {"text": "count"}, "range": [0, top * 1.3 or 1], "tickformat": ","},
+    }
+    return go.Figure(data=[bars], layout=layout)

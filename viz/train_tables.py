@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from bpe_core import MergeStep, TrainResult, WordChange
+from viz.tokens import isolate_words
 
 Show = Callable[[str], str]
 """How a token string is displayed (see :func:`viz.tokens.display_for`); identity by default."""
@@ -23,7 +24,7 @@ def pair_counts_frame(step: MergeStep, show: Show = _same) -> pd.DataFrame:
     "won tie", "lost tie" or ""; short, so that the column stays narrow), ``tie key``
     (what the tie rule ``step.tie_break`` compared, for tied pairs).
     """
-    tied = dict(zip(step.tied, step.tie_keys))
+    tied = dict(zip(step.tied, map(isolate_words, step.tie_keys)))
     rows = []
     for k, (pair, count) in enumerate(step.top_pairs):
         if k == 0:
@@ -55,7 +56,7 @@ def tie_explanation(step: MergeStep, show: Show = _same) -> str:
 
     def pair(k: int) -> str:
         a, b = step.tied[k]
-        return f"{show(a)} + {show(b)} ({step.tie_keys[k]})"
+        return f"{show(a)} + {show(b)} ({isolate_words(step.tie_keys[k])})"
 
     more = step.num_tied - 2
     return f"{step.tie_break} picked {pair(0)} over {pair(1)}" + (f" and {more:,} more" if more else "")
@@ -67,7 +68,7 @@ def merges_frame(result: TrainResult, upto: int | None = None, show: Show = _sam
     Columns: ``rank``, ``left``, ``right``, ``token``, ``id``, ``count``,
     ``replaced``, ``tied`` (how many pairs shared the winning count).
     """
-    steps = result.steps if upto is None else result.steps[: upto + 1]
+    steps = result.summaries if upto is None else result.summaries[: upto + 1]
     return pd.DataFrame(
         [
             {
@@ -107,16 +108,29 @@ def token_counts(result: TrainResult) -> list[int]:
     return [result.tokens_at(k) for k in range(result.num_merges + 1)]
 
 
+WORD_SPLITTERS = frozenset({"whitespace_eow", "whitespace", "trailing_space"})
+"""Pre-tokenizers whose pre-tokens are words (text between whitespace); the others cut words further
+(``gpt2``, ``gpt4``: letters, digits, punctuation and spaces apart) or not at all (``none``)."""
+
+
+def pretoken_noun(pretokenizer: str) -> str:
+    """What a pre-token is called under ``pretokenizer``: ``"words"`` for the whitespace splitters,
+    ``"pre-tokens"`` for the regex ones (GPT-2's `` the``, ``,`` and ``123`` are pre-tokens, not words)."""
+    return "words" if pretokenizer in WORD_SPLITTERS else "pre-tokens"
+
+
 def corpus_summary(result: TrainResult) -> dict[str, int | float]:
-    """Headline numbers: characters, distinct words, alphabet size, merges, tokens before and after.
+    """Headline numbers: characters, distinct words (or pre-tokens), alphabet size, merges, tokens before and after.
 
     Characters are the whole text's (whitespace included), so characters per
-    token compares fairly across pre-tokenizers.
+    token compares fairly across pre-tokenizers. The second key is ``"distinct words"``
+    for the whitespace pre-tokenizers and ``"distinct pre-tokens"`` for the others (see
+    :func:`pretoken_noun`).
     """
     final = result.tokens_at(result.num_merges)
     return {
         "characters": result.text_chars,
-        "distinct words": len(result.words),
+        f"distinct {pretoken_noun(result.config.pretokenizer)}": len(result.words),
         "alphabet": len(result.alphabet),
         "merges": result.num_merges,
         "tokens before": result.initial_tokens,

@@ -121,13 +121,10 @@ def segments(tok: Tokenizer, text: str, separator: str = "@@") -> list[str]:
     """
     if tok.end_of_word is None:
         raise ExportError("subword-nmt segments need word ends: use a whitespace_eow tokenizer")
-    strings = tok.table.strings
-    ends = tok.table.ends_word
     out: list[str] = []
     word: list[str] = []
-    for i in tok.encode(text):
-        s = strings[i]
-        if ends[i]:
+    for s, end in tok.word_tokens(text):
+        if end:
             s = s[: -len(MARKER)]
             if s:
                 word.append(s)

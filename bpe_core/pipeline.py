@@ -1,0 +1,128 @@
+"""The parts of a tokenizer around its merge model: special tokens, pre-tokenizer, decoder.
+
+The pipeline is the one Hugging Face ``tokenizers`` names: special tokens are
+cut out first (only the ones the caller allows, as tiktoken does), the
+pre-tokenizer cuts the rest into pre-tokens, the model
+(:class:`~bpe_core.model.MergeModel`) turns each pre-token into ids, and the
+decoder turns ids back into bytes. Each part is a small frozen object, so a
+:class:`~bpe_core.Tokenizer` can swap one (:meth:`bpe_core.Tokenizer.from_parts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .errors import OptionError
+from .pretokenize import REGEX_PATTERNS, check_pretokenizer, compiled_pattern, pretokenize, split_special
+
+AllowedSpecial = Literal["all"] | Iterable[str]
+
+WHITESPACE_PRETOKENIZERS = frozenset({"whitespace_eow", "whitespace", "trailing_space"})
+"""The pre-tokenizers that drop (or normalise) whitespace, so decoding cannot give it back."""
+
+
+@dataclass(frozen=True)
+class PreTokenizer:
+    """Cuts text into pre-tokens (see :mod:`bpe_core.pretokenize`).
+
+    Attributes:
+        name: one of :data:`bpe_core.pretokenize.PRETOKENIZERS`.
+        pattern: the split pattern of ``gpt2``/``gpt4`` (their default when
+            ``None`` is given), else ``None``.
+
+    Raises:
+        OptionError: an unknown name.
+    """
+
+    name: str
+    pattern: str | None = None
+
+    def __post_init__(self) -> None:
+        check_pretokenizer(self.name)
+        if self.pattern is None and self.name in REGEX_PATTERNS:
+            object.__setattr__(self, "pattern", REGEX_PATTERNS[self.name])
+
+    @property
+    def drops_whitespace(self) -> bool:
+        """True for the whitespace pre-tokenizers, which do not give spacing back."""
+        return self.name in WHITESPACE_PRETOKENIZERS
+
+    def split(self, text: str) -> list[str]:
+        """The pre-tokens of ``text``, in order."""
+        if self.pattern is not None and self.name in REGEX_PATTERNS:
+            return compiled_pattern(self.pattern).findall(text)
+        return pretokenize(text, self.name)
+
+    def with_offsets(self, text: str) -> Iterator[tuple[str, int]]:
+        """``(pre-token, its character offset in text)`` per pre-token."""
+        cursor = 0
+        for chunk in self.split(text):
+            at = text.find(chunk, cursor)
+            start = at if at >= 0 else cursor
+            if at >= 0:
+                cursor = at + len(chunk)
+            yield chunk, start
+
+
+@dataclass(frozen=True)
+class SpecialTokens:
+    """The special tokens of a vocabulary and how text is cut around them.
+
+    Attributes:
+        ids: special token -> id (read only).
+    """
+
+    ids: dict[str, int] = field(hash=False)
+
+    def split(self, text: str, allowed_special: AllowedSpecial = ()) -> list[tuple[str, bool]]:
+        """``(piece, is_special)`` in text order; only ``allowed_special`` tokens are matched.
+
+        Args:
+            text: the text.
+            allowed_special: ``"all"`` or a collection of special-token strings.
+
+        Raises:
+            TypeError: ``text`` is not a ``str``, or ``allowed_special`` is a plain string other than ``"all"``.
+            OptionError: ``allowed_special`` names a token that is not special.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        if allowed_special == "all":
+            allowed: list[str] = list(self.ids)
+        else:
+            if isinstance(allowed_special, str):
+                raise TypeError('allowed_special must be "all" or a collection of strings')
+            allowed = list(allowed_special)
+            unknown = [s for s in allowed if s not in self.ids]
+            if unknown:
+                raise OptionError(f"allowed_special names tokens that are not special tokens: {unknown!r}")
+        return split_special(text, allowed)
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """Joins token bytes back into text bytes.
+
+    Every token decodes to its bytes; the end-of-word marker decodes to one
+    space, except after the last token (the last word's marker is not a
+    separator).
+
+    Attributes:
+        end_of_word: True when the vocabulary has an end-of-word marker.
+    """
+
+    end_of_word: bool
+
+    def join(self, data: Sequence[bytes], last_ends_word: bool) -> bytes:
+        """The text bytes of tokens whose bytes are ``data`` (marker as ``b" "``).
+
+        Args:
+            data: each token's bytes, in order.
+            last_ends_word: whether the last token holds the end-of-word marker.
+        """
+        out = b"".join(data)
+        if data and self.end_of_word and last_ends_word:
+            out = out[:-1]
+        return out

@@ -1,0 +1,295 @@
+"""Recorders: what a training run keeps of each merge, and the logs they leave.
+
+The trainer (:mod:`bpe_core.trainer`) hands every merge to a recorder as plain
+values: the pair's ids, its count, how many occurrences it replaced, the
+pair-count changes and the words it rewrote. :class:`Recorder` keeps only the
+merge table with counts (``trace=False``); :class:`TraceRecorder` also keeps
+what cannot be recomputed cheaply afterwards:
+
+* the pair-count changes of every merge, packed, plus a snapshot of all pair
+  counts every so often (whenever the changes since the last snapshot add up to
+  as many entries as there are pairs), so rebuilding the counts at any step
+  reads one snapshot and at most that many changes;
+* the ids of the words each merge rewrote;
+* the corpus layout: every distinct word's base symbols one after another, and
+  for each slot the merge that removed it (the right half of a merged pair
+  leaves the sequence; the left half's slot holds the new token). From these
+  two arrays any word's segmentation after any number of merges follows in one
+  pass over the word (see :class:`Layout`).
+
+Everything else a step shows (top pairs, ties with their keys, words before and
+after) is computed when asked, by :class:`bpe_core.result.TrainResult`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, chain, islice
+
+GONE = -3
+"""``gone_marker(k) = GONE - k``: the value a slot takes when merge ``k`` removes it.
+
+Negative, and distinct from the trainer's ``-2`` sentinel, so no symbol id
+ever equals it."""
+
+
+def gone_marker(step: int) -> int:
+    """The layout value of a slot removed by merge ``step`` (0-based)."""
+    return GONE - step
+
+
+BATCH = 256
+"""The trace recorder packs the merges' records in batches of this many."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Every distinct word's base symbols, one after another, with the merge that removed each slot.
+
+    Attributes:
+        initial: slot -> base symbol id, words in corpus order.
+        final: slot -> the symbol it holds after the last merge (``>= 0``), or
+            :func:`gone_marker` of the merge that removed it.
+        starts: word ``w`` occupies slots ``starts[w]`` to ``starts[w + 1] - 1``.
+        new_ids: merge ``k`` -> the id of the token it made.
+    """
+
+    initial: array
+    final: array
+    starts: array
+    new_ids: Sequence[int]
+
+    def word_of(self, slot: int) -> int:
+        """The index of the word holding ``slot``."""
+        return bisect_right(self.starts, slot) - 1
+
+    def tokens(self, start: int, end: int, k: int, limit: int = -1) -> list[tuple[int, int]]:
+        """``(slot, token id)`` of the tokens after ``k`` merges from live slot ``start`` to ``end``.
+
+        A slot is live after ``k`` merges unless a merge before ``k`` removed it.
+        The token at a live slot spans up to the next live slot; it is the base
+        symbol when it spans one slot, else the token of the latest merge that
+        removed a slot inside it (that merge made it, and none touched it since).
+        Stops after ``limit`` tokens when ``limit >= 0``.
+        """
+        final, initial, new_ids = self.final, self.initial, self.new_ids
+        cut = GONE - k  # removed before merge k: cut < value < 0
+        out = []
+        p = start
+        while p < end and limit:
+            q = p + 1
+            low = 0
+            while q < end and cut < final[q] < 0:
+                if final[q] < low:
+                    low = final[q]
+                q += 1
+            out.append((p, initial[p] if low == 0 else new_ids[GONE - low]))
+            p = q
+            limit -= 1
+        return out
+
+    def live_before(self, slot: int, start: int, k: int, count: int) -> int:
+        """The slot ``count`` live tokens left of live ``slot`` after ``k`` merges (not before ``start``)."""
+        final, cut = self.final, GONE - k
+        p = slot
+        while count and p > start:
+            p -= 1
+            if not cut < final[p] < 0:
+                count -= 1
+        return p
+
+    def word_tokens(self, w: int, k: int) -> list[int]:
+        """Word ``w``'s token ids after ``k`` merges."""
+        return [t for _p, t in self.tokens(self.starts[w], self.starts[w + 1], k)]
+
+    def holds(self, slot: int, width: int, token: int, end: int, k: int) -> bool:
+        """Whether, after ``k`` merges, live token ``token`` spans exactly ``slot .. slot + width - 1``."""
+        final, cut = self.final, GONE - k
+        if cut < final[slot] < 0:
+            return False
+        stop = slot + width
+        if stop < end and cut < final[stop] < 0:
+            return False
+        if width == 1:
+            return self.initial[slot] == token
+        inner = final[slot + 1 : stop]
+        if not all(cut < v < 0 for v in inner):
+            return False
+        return self.new_ids[GONE - min(inner)] == token
+
+
+@dataclass(frozen=True)
+class TraceLog:
+    """What :class:`TraceRecorder` kept of a run (see the module docstring).
+
+    Attributes:
+        top_k, max_tied, trace_words: the ``train`` arguments of the same names.
+        initial_counts: all pair counts before the first merge, packed ``[key, count, ...]``.
+        deltas: every merge's pair-count changes, packed ``[key, change, ...]`` one merge after another.
+        delta_ends: merge ``k``'s changes end at ``delta_ends[k]`` (in ``deltas`` items).
+        checkpoints: ``(k, packed counts after k merges)``, ``k`` ascending.
+        words: the ids of the words each merge rewrote, in corpus order, one merge after another.
+        word_ends: merge ``k``'s words end at ``word_ends[k]``.
+        layout: the corpus layout.
+    """
+
+    top_k: int
+    max_tied: int
+    trace_words: int
+    initial_counts: array
+    deltas: array
+    delta_ends: array
+    checkpoints: tuple[tuple[int, array], ...]
+    words: array
+    word_ends: array
+    layout: Layout
+
+    def counts_at(self, k: int) -> dict[int, int]:
+        """Pair key -> count after ``k`` merges (one snapshot plus the changes since)."""
+        at, packed = 0, self.initial_counts
+        for step, snapshot in self.checkpoints:
+            if step > k:
+                break
+            at, packed = step, snapshot
+        counts = dict(zip(packed[::2], packed[1::2]))
+        lo = self.delta_ends[at - 1] if at else 0
+        hi = self.delta_ends[k - 1] if k else 0
+        flat = self.deltas[2 * lo : 2 * hi]
+        get = counts.get
+        for key, change in zip(flat[::2], flat[1::2]):
+            c = get(key, 0) + change
+            if c:
+                counts[key] = c
+            else:
+                del counts[key]
+        return counts
+
+    def changes(self, k: int) -> array:
+        """Merge ``k``'s packed pair-count changes ``[key, change, ...]``."""
+        lo = self.delta_ends[k - 1] if k else 0
+        return self.deltas[2 * lo : 2 * self.delta_ends[k]]
+
+    def rewritten(self, k: int) -> array:
+        """The ids of the words merge ``k`` rewrote, in corpus order."""
+        lo = self.word_ends[k - 1] if k else 0
+        return self.words[lo : self.word_ends[k]]
+
+
+@dataclass(frozen=True)
+class MergeLog:
+    """What every run keeps: the merges with their counts, and the trace if recorded.
+
+    Attributes:
+        merge_ids: ``(left, right, new)`` symbol ids per merge, in rank order.
+        counts: merge ``k``'s pair count before it was merged.
+        replaced: occurrences merge ``k`` replaced.
+        base_size: vocabulary size before the first merge.
+        initial_tokens: corpus length in tokens before the first merge (weighted).
+        trace: the :class:`TraceLog`, or ``None`` for ``trace=False``.
+    """
+
+    merge_ids: tuple[tuple[int, int, int], ...]
+    counts: array
+    replaced: array
+    base_size: int
+    initial_tokens: int
+    trace: TraceLog | None
+
+
+def _pack(counts: Mapping[int, int]) -> array:
+    return array("q", chain.from_iterable(counts.items()))
+
+
+class Recorder:
+    """Keeps the merge table with counts and replacements (``trace=False``)."""
+
+    def __init__(self) -> None:
+        self.merge_ids: list[tuple[int, int, int]] = []
+        self.counts = array("q")
+        self.replaced = array("q")
+        self.initial_tokens = 0
+        self.base_size = 0
+
+    def start(self, counts: dict[int, int], sym: list[int], starts: list[int], tokens: int, size: int) -> None:
+        """Called once before the first merge with the trainer's live pair counts and layout."""
+        self.initial_tokens = tokens
+        self.base_size = size
+
+    def record(
+        self, a: int, b: int, new: int, count: int, replaced: int, changes: list[tuple[int, int]], rewritten: list[int]
+    ) -> None:
+        """Keep one merge: ``(a, b) -> new`` had ``count``, replaced ``replaced`` occurrences."""
+        self.merge_ids.append((a, b, new))
+        self.counts.append(count)
+        self.replaced.append(replaced)
+
+    def finish(self, sym: list[int]) -> MergeLog:
+        """The log of the run; ``sym`` is the trainer's final layout."""
+        return MergeLog(tuple(self.merge_ids), self.counts, self.replaced, self.base_size, self.initial_tokens, None)
+
+
+class TraceRecorder(Recorder):
+    """Also keeps the pair-count changes, snapshots, rewritten words and the layout (``trace=True``)."""
+
+    def __init__(self, top_k: int, max_tied: int, trace_words: int) -> None:
+        super().__init__()
+        self.options = (top_k, max_tied, trace_words)
+        self.deltas, self.delta_ends = array("q"), array("q")
+        self.words, self.word_ends = array("i"), array("q")
+        self.checkpoints: list[tuple[int, array]] = []
+        self.pending: list[list[tuple[int, int]]] = []
+        self.pending_words: list[list[int]] = []
+        self.since = 0
+
+    def start(self, counts: dict[int, int], sym: list[int], starts: list[int], tokens: int, size: int) -> None:  # noqa: D102
+        super().start(counts, sym, starts, tokens, size)
+        self.live = counts
+        self.initial_counts = _pack(counts)
+        self.initial = array("i", sym)
+        self.initial.pop()  # the trainer's end sentinel
+        self.starts = array("q", starts)
+        self.starts.append(len(self.initial))
+
+    def record(self, a, b, new, count, replaced, changes, rewritten) -> None:  # noqa: D102
+        self.merge_ids.append((a, b, new))  # what Recorder.record keeps, inline: this runs once per merge
+        self.counts.append(count)
+        self.replaced.append(replaced)
+        self.pending.append(changes)  # packed in batches (see _flush): a few C calls per batch, not per merge
+        self.pending_words.append(rewritten)
+        self.since += len(changes)
+        if self.since >= len(self.live):
+            self._flush()
+            self.checkpoints.append((len(self.counts), _pack(self.live)))
+            self.since = 0
+        elif len(self.pending) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Pack the pending merges' count changes and rewritten words onto the flat arrays."""
+        pending, words = self.pending, self.pending_words
+        self.delta_ends.extend(islice(accumulate(map(len, pending), initial=len(self.deltas) >> 1), 1, None))
+        self.deltas.extend(chain.from_iterable(chain.from_iterable(pending)))
+        self.word_ends.extend(islice(accumulate(map(len, words), initial=len(self.words)), 1, None))
+        self.words.extend(chain.from_iterable(words))
+        pending.clear()
+        words.clear()
+
+    def finish(self, sym: list[int]) -> MergeLog:  # noqa: D102
+        self._flush()
+        final = array("i", sym)
+        final.pop()
+        layout = Layout(self.initial, final, self.starts, array("i", (new for _a, _b, new in self.merge_ids)))
+        trace = TraceLog(
+            *self.options,
+            self.initial_counts,
+            self.deltas,
+            self.delta_ends,
+            tuple(self.checkpoints),
+            self.words,
+            self.word_ends,
+            layout,
+        )
+        return MergeLog(tuple(self.merge_ids), self.counts, self.replaced, self.base_size, self.initial_tokens, trace)

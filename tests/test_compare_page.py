@@ -1,0 +1,128 @@
+"""The Compare page (issue 13): defaults that differ, coinciding lines drawn visibly, what diverged,
+controls without effect disabled with the reason, a tie-switch link that reproduces the screen, tabs."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+import bpe_core
+from ui import state
+from ui.settings import TrainSettings
+from viz.compare import coinciding, divergence, divergence_text, tokens_formed_twice
+
+from .conftest import REPO
+
+APP = str(REPO / "app.py")
+PAGE = "pages/compare.py"
+
+
+def compare(params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.switch_page(PAGE)
+    at.query_params.update(params or {})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def traces(at: AppTest, index: int) -> list[dict]:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)["data"]
+
+
+def run(text: str, **changes) -> bpe_core.TrainResult:
+    return bpe_core.train(text, **TrainSettings().with_(**changes).kwargs())
+
+
+def test_divergence_names_what_each_run_learned_and_what_another_never_does():
+    text = "low lower lowest newer newest wider widest " * 3
+    results = {"A": run(text, budget=6), "B": run(text, budget=6, pretokenizer="gpt2", unit="byte")}
+    d = divergence(results)
+    assert d is not None and d.rank == 2  # both first learn the same two merges
+    assert d.at_rank == (("A", "r + </w>"), ("B", "s + t"))
+    assert d.unshared == (2, "A", "r + </w>", ("B",))  # byte-level B has no </w>
+    assert divergence_text(d) == (
+        "At merge 3: A learned “r + </w>”, B learned “s + t”. The first merge one run learned and another "
+        "never does: merge 3 of A, “r + </w>” (B never learns it)."
+    )
+    assert divergence({"A": results["A"], "B": results["A"]}) is None
+
+
+def test_divergence_under_another_tie_rule():
+    # Ties broken differently: the tables part at the first tie.
+    a = run("aaabdaaabac", pretokenizer="none", unit="byte", budget=3)
+    b = run("aaabdaaabac", pretokenizer="none", unit="byte", budget=3, tie_break="alphabetical")
+    d = divergence({"a": a, "b": b})
+    assert d is not None and d.rank == 1
+    assert d.at_rank == (("a", "aa + a"), ("b", "a + b"))
+    assert d.unshared == (1, "a", "aa + a", ("b",))  # 'aa + a' is never learned under alphabetical
+
+
+def test_coinciding_curves():
+    curves = {"A": [100.0, 80.0, 70.0], "B": [100.0, 80.5, 70.0], "C": [100.0, 60.0, 50.0], "D": [1.0, 2.0]}
+    assert coinciding(curves) == {"B": "A"}
+    assert coinciding(curves, tolerance=0.0) == {}
+    assert coinciding({"A": [1.0], "B": [1.0], "C": [1.0]}) == {"B": "A", "C": "A"}
+
+
+def test_tokens_formed_twice():
+    text = "low lower lowest newer newest wider widest " * 3
+    assert tokens_formed_twice(run(text, budget=20)) == 0
+
+
+def test_default_runs_draw_distinct_lines_and_page_is_grouped_in_tabs():
+    at = compare({state.CMP_COUNT: "4"})
+    assert [t.label for t in at.tabs] == ["Merge timelines", "Compression", "Vocabulary overlap", "Switch the tie rule"]
+    for index in (0, 1):
+        lines = traces(at, index)
+        assert len(lines) == 4 and all(t["line"].get("dash") is None for t in lines)
+        ys = [tuple(t["y"]) for t in lines]
+        assert len(set(ys)) == 4
+    assert not any(c.value.startswith("Dashed") for c in at.caption)
+    assert at.info[0].value == "The tables first diverge at merge 1 (rank 0)."
+    said = next(c.value for c in at.caption if c.value.startswith("At merge 1"))
+    assert "never learns it" in said.replace("\\", "")
+
+
+def test_coinciding_lines_are_dashed_and_named():
+    at = compare({state.CMP_COUNT: "3", state.cmp_key(2, "pretokenizer"): "trailing_space"})
+    lines = traces(at, 0)
+    assert [t["name"] for t in lines][2] == "C: trailing_space/char (on top of A: whitespace_eow/char/separate)"
+    assert lines[2]["line"]["dash"] == "dash"
+    assert any(c.value.startswith("Dashed") for c in at.caption)
+
+
+def test_controls_without_effect_are_disabled_with_the_reason():
+    at = compare()
+    eow_a, eow_b = at.selectbox(key=state.cmp_key(0, "end_of_word")), at.selectbox(key=state.cmp_key(1, "end_of_word"))
+    assert not eow_a.disabled
+    assert eow_b.disabled and "gpt2 ignores this setting" in eow_b.help
+    order = at.selectbox(key=state.cmp_key(0, "order"))
+    assert order.disabled and "Both orders give the same tokens here" in order.help
+
+
+def test_tie_switch_link_reproduces_what_was_on_screen():
+    at = compare()
+    at.selectbox(key=state.cmp_key(0, "tie_break")).set_value("subword_nmt").run()
+    shown_rule = at.selectbox(key=state.CMP_SWITCH_RULE).value
+    shown = at.info[-1].value
+    link = {state.cmp_key(0, "tie_break"): "subword_nmt"}
+    if shown_rule != at.selectbox(key=state.CMP_SWITCH_RULE).options[0]:
+        link[state.CMP_SWITCH_RULE] = shown_rule
+    fresh = compare(link)
+    assert fresh.selectbox(key=state.CMP_SWITCH_RULE).value == shown_rule
+    assert fresh.info[-1].value == shown
+    # a rule chosen on purpose stays, and goes into the link
+    at.selectbox(key=state.CMP_SWITCH_RULE).set_value("hf_tokenizers").run()
+    assert at.selectbox(key=state.CMP_SWITCH_RULE).value == "hf_tokenizers"
+    chosen = compare(link | {state.CMP_SWITCH_RULE: "hf_tokenizers"})
+    assert chosen.info[-1].value == at.info[-1].value
+
+
+def test_switch_run_is_chosen_by_letter():
+    at = compare()
+    at.selectbox(key=state.CMP_SWITCH_RUN).set_value("B").run()
+    assert at.selectbox(key=state.CMP_SWITCH_RULE).label == "Instead of first_seen"
+    fresh = compare({state.CMP_SWITCH_RUN: "B", state.cmp_key(1, "tie_break"): "alphabetical"})
+    assert fresh.selectbox(key=state.CMP_SWITCH_RULE).label == "Instead of alphabetical"

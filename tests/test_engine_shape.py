@@ -1,0 +1,268 @@
+"""The engine's shape: a frozen tokenizer (same ids whatever came before, safe across threads),
+explanations as pure functions, and bpe_core's imports (no cycle, no UI library)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import pickle
+import threading
+from pathlib import Path
+
+import pytest
+
+import bpe_core
+from bpe_core import MergeModel, OptionError, PreTokenizer, Temporaries, Tokenizer, train
+from bpe_core.explain import encode_trace, order_differences, round_trip
+from bpe_core.merging import MERGE_ORDERS, ORDERS, merge_order
+from bpe_core.spelling import FALLBACK_POLICIES, FALLBACKS, IdsWithTemporaries, fallback_policy
+
+PACKAGE = Path(bpe_core.__file__).parent
+
+TEXTS = ["gin", "ing tonic", "naïve café 🙂", "hug pug bug", "zzz qqq gin", "x</w> a</w>", "  spaced   out  "]
+
+
+@pytest.fixture(scope="module")
+def char_result():
+    return train("hug pug bug hug hugs bugs", num_merges=6)
+
+
+@pytest.fixture(scope="module")
+def attached_result():
+    return train("hug pug bug hug hugs bugs", num_merges=6, end_of_word="attached")
+
+
+# ----------------------------------------------------------------- the issue's example
+
+
+def test_keep_ids_do_not_depend_on_what_was_encoded_before(char_result):
+    """Issue 11: with ``keep``, ``encode("gin")`` used to change after ``encode("ing")``."""
+    tok = train("hug pug bug hug", num_merges=4).tokenizer
+    size = len(tok)
+    first = tok.encode("gin")
+    assert first == [1, size, size + 1, 5]  # g is known; i, n get temporary ids in order of meeting
+    assert tok.encode("ing") == [size, size + 1, 1, 5]  # i, n again first met: the same numbers
+    assert tok.encode("gin") == first and len(tok) == size and len(tok.vocab) == size
+    assert tok.decode(first) == "gin"  # the returned list carries its temporary symbols
+    assert isinstance(first, IdsWithTemporaries) and first.temporaries.ids() == range(size, size + 2)
+    assert type(tok.encode("hug")) is list  # no temporary ids: a plain list
+
+
+@pytest.mark.parametrize("fallback", sorted(FALLBACKS))
+@pytest.mark.parametrize("which", ["separate", "attached"])
+def test_encoding_is_the_same_before_and_after_other_texts(char_result, attached_result, fallback, which):
+    base = (char_result if which == "separate" else attached_result).tokenizer.with_fallback(fallback)
+    fresh = [base.with_fallback("bytes" if fallback != "bytes" else "unk").with_fallback(fallback) for _ in TEXTS]
+    expected = [(tok.encode(t), tok.encode_with_trace(t), tok.round_trip(t)) for tok, t in zip(fresh, TEXTS)]
+    for text in reversed(TEXTS):  # encode, trace and explain everything on the shared tokenizer first
+        base.encode(text, order="sequential")
+        base.encode_with_trace(text)
+        base.order_differences(text)
+    for text, (ids, trace, rt) in zip(TEXTS, expected):
+        assert base.encode(text) == ids
+        assert base.encode_with_trace(text) == trace
+        assert base.round_trip(text) == rt
+        assert base.encode_with_trace(text) == base.encode_with_trace(text)
+
+
+def test_byte_level_encoding_is_the_same_before_and_after_other_texts():
+    tok = train("hello world " * 5, num_merges=20, pretokenizer="gpt2", unit="byte").tokenizer
+    fresh = [tok.with_fallback("unk") for _ in TEXTS]  # byte level: the same tokenizer, a separate model object
+    expected = [(f.encode(t), f.encode_with_trace(t)) for f, t in zip(fresh, TEXTS)]
+    for text in TEXTS:
+        tok.encode(text)
+    assert [(tok.encode(t), tok.encode_with_trace(t)) for t in TEXTS] == expected
+
+
+def _encode_in_two_threads(tok: Tokenizer, texts: list[str]) -> list[list[list[int]]]:
+    """Both threads start together (a barrier) and encode every text, one forwards, one backwards."""
+    results: list[list[list[int]]] = [[], []]
+    barrier = threading.Barrier(2)
+
+    def work(slot: int) -> None:
+        barrier.wait()
+        order = texts if slot == 0 else texts[::-1]
+        got = [tok.encode(t) for t in order]
+        results[slot] = got if slot == 0 else got[::-1]
+
+    threads = [threading.Thread(target=work, args=(slot,)) for slot in (0, 1)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return results
+
+
+def test_two_threads_encoding_at_once_agree(char_result):
+    tokenizers = [char_result.tokenizer.with_fallback(f) for f in sorted(FALLBACKS)]
+    tokenizers.append(train("hello world naïve café " * 5, num_merges=30, pretokenizer="gpt2", unit="byte").tokenizer)
+    texts = [f"{t} {k} {'é' * (k % 3)}{chr(0x4E00 + k)}" for k in range(300) for t in TEXTS[:3]]
+    for tok in tokenizers:
+        expected = [tok.with_fallback("bytes").with_fallback(tok.fallback).encode(t) for t in texts]
+        assert _encode_in_two_threads(tok, texts) == [expected, expected]
+
+
+# ----------------------------------------------------------------- frozen, hashable, picklable
+
+
+def test_tokenizer_and_model_are_frozen_and_hashable(char_result):
+    tok = char_result.tokenizer
+    with pytest.raises(AttributeError, match="frozen"):
+        tok.name = "other"  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="frozen"):
+        tok.model.fallback = "unk"
+    with pytest.raises(TypeError, match="frozen"):
+        tok.table.strings.append("x")
+    with pytest.raises(TypeError, match="frozen"):
+        tok.table.add_token("x", b"x")
+    twin = pickle.loads(pickle.dumps(tok))
+    assert twin == tok and hash(twin) == hash(tok) and twin.encode("hugs bug") == tok.encode("hugs bug")
+    assert {tok: 1}[twin] == 1
+    assert tok.with_fallback("unk") != tok and tok.with_fallback("keep") is tok
+    again = train("hug pug bug hug hugs bugs", num_merges=6).tokenizer
+    assert again.model == tok.model and again.model is not tok.model  # same symbols, same rules: equal models
+
+
+def test_swapping_the_pre_tokenizer_part(char_result):
+    tok = char_result.tokenizer
+    none = Tokenizer.from_parts(tok.model, PreTokenizer("none"), name="whole text")
+    assert none.model is tok.model and none.pretokenizer == "none" and tok.pretokenizer == "whitespace_eow"
+    assert none.tokenize("hug") == tok.tokenize("hug")
+    assert none.tokenize("hug hug") == ["h", "ug", " ", "hug</w>"]  # one pre-token: the space is kept, unseen
+    with pytest.raises(OptionError, match="pre-tokenizer"):
+        PreTokenizer("words")
+
+
+def test_merge_model_spells_with_explicit_temporaries():
+    model: MergeModel = train("hug pug bug", num_merges=2).tokenizer.model  # h u g p b </w>, ug, ug</w>
+    temporaries = Temporaries(len(model))
+    spelled = model.spell("zhuz", temporaries)
+    assert spelled[0] == spelled[3] == len(model) and temporaries.token(len(model)) == ("z", b"z", False)
+    assert model.merge(spelled) == spelled == [8, 2, 4, 8, 5]  # z h u z </w>: no rule applies
+    assert model.merge(model.spell("hug")) == [2, 7]  # h ug</w>
+    assert len(model) == len(model.table) and "z" not in model.table.char_ids  # the model is unchanged
+    assert model.spell("zz") == [len(model)] * 2 + [5]  # a fresh set of temporaries per call
+
+
+# ----------------------------------------------------------------- modes are objects
+
+
+def test_modes_are_objects_with_their_names():
+    assert set(FALLBACKS) == set(FALLBACK_POLICIES) == {"keep", "unk", "bytes"}
+    assert set(ORDERS) == set(MERGE_ORDERS) == {"rank", "sequential"}
+    assert merge_order("sequential").sequential and not merge_order("rank").sequential
+    assert fallback_policy("unk").kind == "unk" and fallback_policy("keep").kind == "kept"
+    with pytest.raises(OptionError, match="order"):
+        merge_order("random")
+    with pytest.raises(OptionError, match="fallback"):
+        fallback_policy("drop")
+    from bpe_core.encoder import FALLBACKS as reexported_fallbacks
+    from bpe_core.encoder import ORDERS as reexported_orders
+
+    assert reexported_fallbacks is FALLBACKS and reexported_orders is ORDERS
+
+
+def test_explanations_are_pure_functions():
+    tok = train("hug pug bug", num_merges=2).tokenizer
+    assert encode_trace(tok, "hugs") == tok.encode_with_trace("hugs")
+    assert round_trip(tok, "hugs  zq") == tok.round_trip("hugs  zq")
+    assert order_differences(tok, "hugs") == tok.order_differences("hugs")
+    piece = encode_trace(tok, "hugs").pieces[0]
+    assert piece.token_bytes == (b"h", b"ug", b"s", b"") and piece.ends_word == (False, False, False, True)
+    assert piece.kinds == ("", "", "temporary", "")
+
+
+# ----------------------------------------------------------------- imports
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def _modules() -> frozenset[str]:
+    return frozenset(_module_name(p) for p in PACKAGE.rglob("*.py"))
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    """``(absolute module name, line)`` of every import in a file, at any depth, except under
+    ``if TYPE_CHECKING:`` (never run). ``from package import name`` imports the submodule
+    ``package.name`` when there is one, else ``package`` itself."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            out.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            module = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                out.append((sub if sub in _modules() else module, node.lineno))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}  # (a few dozen files: parsed in well under 1 s)
+    return {
+        name: {target for target, _line in _imports(path) if target in files and target != name}
+        for name, path in files.items()
+    }
+
+
+def test_bpe_core_has_no_import_cycle():
+    """Module-level and function-level imports inside bpe_core form no cycle (a package's
+    ``__init__`` counts only for what it imports itself, not as the parent of every submodule)."""
+    graph = _graph()
+    assert "bpe_core.encoder" in graph["bpe_core.trainer"]  # the walk sees imports inside functions
+    assert "bpe_core.formats.gpt2" not in graph["bpe_core.encoder"]  # the cycle issue 11 names is gone
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt) :] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+
+
+def test_bpe_core_imports_no_ui_library():
+    banned = {"streamlit", "pandas", "plotly"}
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
+        for path in PACKAGE.rglob("*.py")
+        for target, line in _imports(path)
+        if target.split(".")[0] in banned
+    ]
+    assert found == []

@@ -218,7 +218,9 @@ def test_the_200000_merge_link_stops_under_its_memory_budget():
         cpu_seconds=600,
     )
     assert result["peak_mb"] < 1536
-    assert result["reason"] is None or "memory budget" in result["reason"]
+    # Either clean stop is fine: the memory budget, or the trainer's own limit on the learned tokens' text.
+    reason = result["reason"]
+    assert reason is None or "memory budget" in reason or "learned tokens hold" in reason
     assert result["merges"] > 1000
 
 

@@ -271,7 +271,7 @@ def test_huge_ids_are_token_id_errors_with_a_short_message(token_id):
     tok = bpe_core.train("low lower", num_merges=2).tokenizer
     with pytest.raises(TokenIdError, match="out of range") as info:
         tok.decode([token_id])
-    assert len(str(info.value)) < 120
+    assert len(str(info.value)) < 160  # short: never the thousands of digits of the id itself
 
 
 # ------------------------------------------------------------------ cache keys

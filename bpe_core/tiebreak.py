@@ -199,4 +199,5 @@ def pick(
         return max(stats, key=stats.__getitem__)
     top = max(stats.values())
     key = rule.static_key(strings, hf_rank)
-    return min((p for p, c in stats.items() if c == top), key=lambda p: key(*p))
+    # Equal keys (a typed "</w>" and the marker render alike) fall back to id order, as the trainer's heap does.
+    return min((p for p, c in stats.items() if c == top), key=lambda p: (key(*p), p))

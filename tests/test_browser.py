@@ -293,6 +293,7 @@ def test_compare_page_with_two_runs(page):
     page.get_by_role("link", name="Compare").click()
     page.get_by_text("The tables first diverge at merge 1").wait_for(timeout=60_000)
     page.get_by_text(re.compile(r"B: gpt2/byte: \d+ tokens")).wait_for()
+    page.get_by_role("tab", name="Compression").click()  # the curves live in their own tab
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60_000)
     assert page.locator(".bpe-row").count() >= 2
     assert "cmp_n" not in page.url  # defaults stay out of the URL

@@ -95,7 +95,8 @@ def test_the_200000_merge_link_stops_with_a_message_under_1_5_gb():
         cpu_seconds=600,
     )
     assert result["exceptions"] == [] and result["errors"] == []
-    assert any("memory budget" in i for i in result["infos"]) or not result["infos"]
+    # a clean stop: the memory budget, or the trainer's own limit on the learned tokens' text
+    assert any("memory budget" in i or "learned tokens hold" in i for i in result["infos"]) or not result["infos"]
     assert result["peak_mb"] < 1536
 
 

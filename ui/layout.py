@@ -75,8 +75,8 @@ def setup_page(title: str, *, training_sidebar: bool = True) -> None:
     if title not in {p.title for p in PAGES}:
         raise KeyError(f"no page titled {title!r} in ui.layout.PAGES")
     st.set_page_config(page_title=f"{title} · BPE Explorer", page_icon=str(ICON), layout="wide")
+    _follow_text_link()  # first: an old link's `text` corpus hash becomes `corpus_hash` before the check
     check_link()  # before any widget reads a value from the URL
-    _follow_text_link()
     start_preload()
     present = _navigation()
     st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")

@@ -174,23 +174,40 @@ def _stays(pg, merge: int, ticks: int = 3) -> bool:
     return False
 
 
+LONG_TASKS = """window.__longTaskEnd = 0;
+new PerformanceObserver(list => { for (const e of list.getEntries())
+  window.__longTaskEnd = Math.max(window.__longTaskEnd, e.startTime + e.duration); }).observe({type: 'longtask', buffered: true});"""
+"""An init script that records when the page's main thread last finished a long task (over 50 ms)."""
+
+
 def _idle(pg, quiet_ms: int = 500) -> None:
-    """Wait until the app has not been running for ``quiet_ms`` (keys pressed mid-run may be dropped)."""
+    """Wait until the app has not been running, and the page's main thread has run no long task (loading
+    and drawing charts), for ``quiet_ms``: a key pressed while either is busy may be dropped."""
     pg.wait_for_function(
         f"""() => {{
           const busy = !!document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
           const now = performance.now();
           if (busy || window.__idleSince === undefined) window.__idleSince = now;
-          return !busy && now - window.__idleSince > {quiet_ms};
+          const drawn = now - (window.__longTaskEnd || 0);
+          return !busy && now - window.__idleSince > {quiet_ms} && drawn > Math.max({quiet_ms}, 300);
         }}""",
         polling=100,
         timeout=60_000,
     )
 
 
+SHORTCUT_BUTTONS = {"ArrowRight": "Next", "ArrowLeft": "Prev", "End": "Last", "Home": "First"}
+"""The player button each key presses; its binding exists only once the button is drawn and enabled."""
+
+
 def _press(pg, key: str, expected: str) -> None:
-    """Press ``key`` with nothing focused and wait for the Train heading to start with ``expected``."""
+    """Press ``key`` with nothing focused and wait for the Train heading to start with ``expected``.
+
+    Waits first for the button the key presses: Streamlit loads a widget's code on first use, so the
+    buttons (and their key bindings) can appear a second or two after the heading."""
     _idle(pg)
+    button = pg.get_by_role("button", name=SHORTCUT_BUTTONS[key])
+    pg.wait_for_function("b => b && !b.disabled", arg=button.element_handle(timeout=30_000), timeout=30_000)
     pg.keyboard.press(key)
     pg.wait_for_function(
         "t => [...document.querySelectorAll('h3')].some(h => h.innerText.startsWith(t))", arg=expected, timeout=20_000
@@ -201,6 +218,7 @@ def test_presentation_mode_keys_and_first_screen(browser, app_url):
     """At 1280x720 in presentation mode: the keys step the player, the winner, pair counts and rewritten
     words share the first screen, and the controls stay on screen when the page scrolls."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(LONG_TASKS)
     pg = context.new_page()
     pg.goto(app_url + "/?present=true")
     _heading(pg)

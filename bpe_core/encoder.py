@@ -418,6 +418,16 @@ class Tokenizer:
         self._check_id(token_id)
         return self.model.table.data[token_id]
 
+    def token_ends_word(self, token_id: int) -> bool:
+        """True when ``token_id`` holds the end-of-word marker (its last byte in :meth:`token_bytes` is then
+        the marker's space). Only the id tells: a literal ``</w>`` typed in a corpus spells the same string.
+
+        Raises:
+            TokenIdError: the id is outside the vocabulary.
+        """
+        self._check_id(token_id)
+        return self.model.table.ends_word[token_id]
+
     def is_partial_utf8(self, token_id: int) -> bool:
         """True when the token's bytes are not valid UTF-8 on their own (a cut character)."""
         try:

@@ -55,6 +55,10 @@ class WordChange:
             symbols, e.g. the single sequence of the ``none`` pre-tokenizer):
             ``before`` and ``after`` are then windows around its first merge site.
         occurrences: how many times the pair was replaced inside this word.
+        before_ids: the ids of ``before``'s tokens (``()`` when not recorded). Draw from
+            these, not from the strings: a literal ``</w>`` typed in the corpus and the
+            end-of-word marker can spell the same string, but never share an id.
+        after_ids: the ids of ``after``'s tokens (``()`` when not recorded).
     """
 
     word: str
@@ -64,6 +68,8 @@ class WordChange:
     merged_at: tuple[int, ...]
     excerpt: bool
     occurrences: int
+    before_ids: tuple[int, ...] = ()
+    after_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,83 @@
+"""Hostile text that spells the engine's own markers (issue 12, items 10, 14 and the ``<0xNN>`` twin of 11).
+
+A corpus may type ``</w>``, ``<0x41>`` or nothing but special tokens. The Train page must draw typed
+text as text and only the end-of-word marker as the marker (drawn from ids, not strings); encoding
+must keep the word boundaries that ``whitespace_eow`` keeps; and an export whose format cannot hold
+two ids with one string must refuse with the true reason.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from bpe_core import MARKER, train
+from viz.corpus_strip import corpus_strip, corpus_strip_html, excerpt_pieces
+from viz.tokens import change_html
+
+TYPED = "x</w>y ab</w> " * 3
+"""Words that type the marker's four characters: in the middle of a word and at its end."""
+
+
+def _boxes(markup: str) -> list[tuple[str, str, str]]:
+    """``(classes, title, label)`` per token box of escaped HTML (label: the text drawn, marker span apart)."""
+    out = []
+    for chunk in markup.split('<span class="bpe-tok')[1:]:
+        classes = "bpe-tok" + chunk[: chunk.index('"')]
+        title = html.unescape(re.search(r'title="([^"]*)"', chunk).group(1))
+        label = chunk[chunk.index(">") + 1 :]
+        label = re.split(r"<span class=\"bpe-eow\"|<small>|</span>", label)[0]
+        marker = '<span class="bpe-eow">' in chunk.split('<span class="bpe-tok')[0]
+        out.append((classes + (" +marker" if marker else ""), title, html.unescape(label).replace("\xa0", "")))
+    return out
+
+
+@pytest.fixture(scope="module")
+def typed():
+    result = train(TYPED, num_merges=12, pretokenizer="whitespace_eow", end_of_word="separate")
+    literal = next(s.token_id for s in result.summaries if s.token == MARKER)  # '<' '/' 'w' '>' merged
+    marker = result.tokenizer.table.marker_id
+    assert literal != marker  # the typed text and the marker are two symbols that spell one string
+    return result, literal, marker
+
+
+def test_rewritten_words_draw_a_typed_marker_as_text_and_the_marker_as_the_marker(typed):
+    result, literal, marker = typed
+    k = next(k for k, s in enumerate(result.summaries) if s.token_id == literal)
+    change = next(w for w in result.steps[k].words if w.word == "x</w>y")
+    assert change.after_ids == (result.vocab["x"], literal, result.vocab["y"], marker)
+    boxes = _boxes(change_html(change, result.tokenizer))
+    after = boxes[len(change.before) :]
+    assert [(label, "+marker" in classes) for classes, _t, label in after] == [
+        ("x", False),
+        ("</w>", False),  # typed: its four characters, no marker
+        ("y", False),
+        ("", True),  # the marker: drawn as the marker
+    ]
+    assert "bpe-new" in after[1][0] and f"id {literal}" in after[1][1] and f"id {marker}" in after[3][1]
+    assert result.steps[k].words == tuple(w for w in result.word_changes(k) if w in result.steps[k].words)
+
+
+def test_a_typed_marker_that_ends_a_token_is_not_taken_for_the_marker(typed):
+    result, _literal, marker = typed
+    # 'a' 'b' '<' '/' 'w' '>' merged: no marker, though its string ends in '</w>'
+    typed_ab = next(s.token_id for s in result.summaries if s.token == "ab</w>")
+    assert not result.tokenizer.token_ends_word(typed_ab) and result.tokenizer.token_ends_word(marker)
+    k = next(k for k, s in enumerate(result.summaries) if s.token_id == typed_ab)
+    (change,) = result.word_changes(k)
+    boxes = _boxes(change_html(change, result.tokenizer))
+    assert [(label, "+marker" in c) for c, _t, label in boxes[-2:]] == [("ab</w>", False), ("", True)]
+
+
+def test_the_corpus_strip_draws_from_ids(typed):
+    result, literal, marker = typed
+    k = next(k for k, s in enumerate(result.summaries) if s.token_id == literal)
+    strip = corpus_strip(result, excerpt_pieces(TYPED, "whitespace_eow", ()), k)
+    by_id = {v.token_id: v for v in strip.views}
+    assert (by_id[literal].text, by_id[literal].end_of_word, by_id[literal].new) == ("</w>", False, True)
+    assert (by_id[marker].text, by_id[marker].end_of_word) == ("", True)
+    labels = [(label, "+marker" in c) for c, _t, label in _boxes(corpus_strip_html(strip))]
+    assert labels[:4] == [("x", False), ("</w>", False), ("y", False), ("", True)]
+    assert MARKER not in "".join(v.text for v in strip.views if v.end_of_word)

@@ -128,7 +128,8 @@ class Tokenizer:
         put(self, "model", model)
         put(self, "pre_tokenizer", pre_tokenizer)
         put(self, "specials", SpecialTokens(dict(model.table.special_ids)))
-        put(self, "decoder", Decoder(model.end_of_word is not None))
+        eow = model.end_of_word is not None
+        put(self, "decoder", Decoder(eow, frozenset(model.table.special_ids.values()) if eow else frozenset()))
         put(self, "name", name)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -653,6 +654,9 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int], *, temporaries: Temporaries | None = None) -> bytes:
         """Concatenate the bytes of ``ids`` (the end-of-word marker decodes to a space).
 
+        With the marker, a special token is a word of its own and is followed by one space unless
+        it is last (see :class:`~bpe_core.pipeline.Decoder`), so ``<s> <s>`` round-trips as ``a b`` does.
+
         Args:
             ids: token ids.
             temporaries: the :class:`~bpe_core.spelling.Temporaries` of the
@@ -678,9 +682,13 @@ class Tokenizer:
         self._check_gaps(ids)
         if not ids:
             return b""
-        if not extra:
+        spaced = self.decoder.spaced
+        if not extra and (not spaced or spaced.isdisjoint(ids)):
             return self.decoder.join([data[i] for i in ids], ends[ids[-1]])
-        tokens = [(data[i], ends[i]) if i < n else temporaries.token(i)[1:] for i in ids]  # type: ignore[union-attr]
+        tokens = [
+            (data[i] + b" ", True) if i in spaced else (data[i], ends[i]) if i < n else temporaries.token(i)[1:]  # type: ignore[union-attr]
+            for i in ids
+        ]
         return self.decoder.join([raw for raw, _eow in tokens], tokens[-1][1])
 
     def _check_gaps(self, ids: list[int]) -> None:

@@ -235,7 +235,9 @@ class PieceTrace:
         ids: their ids (a ``keep`` fallback's temporary ids lie past the vocabulary).
         token_bytes: per token, the bytes it stands for in the text (the
             end-of-word marker left out; ``<unk>`` stands for U+FFFD).
-        ends_word: per token, whether it holds the end-of-word marker.
+        ends_word: per token, whether it holds the end-of-word marker (a special token
+            under ``whitespace_eow``: whether it ends a word, which it always does there;
+            decoding puts one space after it, see :class:`~bpe_core.pipeline.Decoder`).
         kinds: per token, ``""`` (a vocabulary token), ``"special"``,
             ``"fallback"`` (``<unk>``, ``<0xNN>``) or ``"temporary"`` (a
             character the ``keep`` fallback kept, with an id numbered in the

@@ -81,3 +81,67 @@ def test_the_corpus_strip_draws_from_ids(typed):
     labels = [(label, "+marker" in c) for c, _t, label in _boxes(corpus_strip_html(strip))]
     assert labels[:4] == [("x", False), ("</w>", False), ("y", False), ("", True)]
     assert MARKER not in "".join(v.text for v in strip.views if v.end_of_word)
+
+
+# ---------------------------------------------------------------- item 14: text made of special tokens
+
+SPECIALS = ("<a>", "<b>")
+
+
+@pytest.fixture(scope="module", params=["separate", "attached"])
+def eow_tokenizer(request):
+    return train("ab ab <a> x <b> ab", num_merges=3, end_of_word=request.param, special_tokens=SPECIALS).tokenizer
+
+
+@pytest.mark.parametrize("text", ["<a> <b>", "<a> <b> <a>", "ab <a> <b> ab", "<a> ab", "ab <a>", "x <b> <b> x"])
+def test_special_tokens_are_words_of_their_own_under_whitespace_eow(eow_tokenizer, text):
+    """Words and special tokens apart by one space: the text whitespace_eow keeps whole, so it round-trips."""
+    tok = eow_tokenizer
+    ids = tok.encode(text, allowed_special="all")
+    assert tok.decode(ids) == text and tok.round_trip(text, allowed_special="all").ok
+    assert ids == tok.encode_with_trace(text, allowed_special="all").ids  # the ids did not change to get there
+    specials = [p for p in tok.encode_with_trace(text, allowed_special="all").pieces if p.special]
+    assert specials and all(p.ends_word == (True,) for p in specials)
+
+
+def test_only_special_tokens_keep_the_space_between_them(eow_tokenizer):
+    tok = eow_tokenizer
+    a, b = (tok.special_tokens[s] for s in SPECIALS)
+    assert tok.encode("<a> <b>", allowed_special="all") == [a, b]
+    assert tok.decode([a, b]) == "<a> <b>" and tok.decode([a]) == "<a>" and tok.decode([b, a, b]) == "<b> <a> <b>"
+
+
+def test_what_whitespace_eow_cannot_keep_is_named(eow_tokenizer):
+    tok = eow_tokenizer
+    glued = tok.round_trip("<a><b>", allowed_special="all")
+    assert not glued.ok and glued.decoded == "<a> <b>" and glued.position == 3
+    assert "a special token is a word of its own: decoding puts one space after the one that ends at" in glued.reason
+    before = tok.round_trip("ab<a> ab", allowed_special="all")
+    assert before.decoded == "ab <a> ab" and "one space before the one that starts at position 2" in before.reason
+
+
+def test_other_pre_tokenizers_decode_special_tokens_as_they_are():
+    for pre in ("gpt2", "whitespace"):
+        tok = train("ab ab <a> x <b> ab", num_merges=3, pretokenizer=pre, special_tokens=SPECIALS).tokenizer
+        assert tok.decode(tok.encode("ab<a><b>", allowed_special="all")) == "ab<a><b>"
+
+
+def test_the_encode_page_keeps_and_shows_the_space_between_special_tokens():
+    from streamlit.testing.v1 import AppTest
+
+    from ui import state
+
+    from .test_app import APP, encode_page, submit
+
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.text_input(key=state.SPECIALS).set_value("<s>, </s>")
+    submit(at)
+    encode_page(at)
+    at.toggle(key=state.ALLOW_SPECIAL).set_value(True)
+    at.text_area(key=state.ENCODE_TEXT).set_value("<s> </s> <s>").run()
+    assert not at.exception and not at.warning
+    assert at.code[0].value == "<s> </s> <s>" and at.code[1].value == "0, 1, 0"
+    assert at.success[0].value.startswith("Round trip holds")
+    row = at.get("html")[0].proto.body
+    assert row.count('class="bpe-tok bpe-special bpe-end"') == 3 and row.count('class="bpe-eow"') == 3
+    assert any("the text is 3 special token(s), each encoded as its own id" in c.value for c in at.caption)

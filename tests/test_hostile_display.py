@@ -14,7 +14,10 @@ import re
 import pytest
 
 from bpe_core import MARKER, train
+from bpe_core.formats import ExportError, export
+from bpe_core.formats.export import prove
 from viz.corpus_strip import corpus_strip, corpus_strip_html, excerpt_pieces
+from viz.encode_views import piece_views
 from viz.tokens import change_html
 
 TYPED = "x</w>y ab</w> " * 3
@@ -145,3 +148,53 @@ def test_the_encode_page_keeps_and_shows_the_space_between_special_tokens():
     row = at.get("html")[0].proto.body
     assert row.count('class="bpe-tok bpe-special bpe-end"') == 3 and row.count('class="bpe-eow"') == 3
     assert any("the text is 3 special token(s), each encoded as its own id" in c.value for c in at.caption)
+
+
+# ---------------------------------------------------------------- a typed '<0xNN>' and the bytes fallback
+
+TYPED_BYTES = "ab <0x41> ab <0x41> x<0x41>y " * 3
+
+
+@pytest.mark.parametrize("pre, eow", [("whitespace", None), ("whitespace_eow", "separate"), ("gpt2", None)])
+def test_a_typed_byte_token_name_and_the_bytes_fallback_refuse_with_the_true_reason_or_stay_exact(pre, eow):
+    """Like WikiText's '<unk>' (item 11), but the typed '<0x41>' stands for six characters and the
+    fallback's for one byte: they cannot share an id, so a format that maps strings to ids must refuse."""
+    kw = {"end_of_word": eow} if eow else {}
+    tok = train(TYPED_BYTES, num_merges=40, pretokenizer=pre, **kw).tokenizer.with_fallback("bytes")
+    text = "<0x41> Ω ab x<0x41>y"
+    ids = tok.encode(text)
+    assert tok.decode(ids) == tok.decode(tok.encode(tok.decode(ids)))
+    typed = [i for i, s in enumerate(tok.table.strings) if s == "<0x41>" and i not in tok.byte_fallback_ids]
+    clashes = 0
+    for fmt in ("hf_json", "gpt2", "tiktoken", "subword_nmt", "session"):
+        try:
+            files = export(tok, fmt)
+        except ExportError as exc:
+            assert "two different merges" not in str(exc)
+            if "two ids" in str(exc):
+                assert typed and f"id {typed[0]} was learned by merge rank" in str(exc)
+                assert "is the bytes fallback's token for the byte 0x41" in str(exc)
+                clashes += 1
+            continue
+        assert prove(tok, fmt, text).ok, fmt
+        if fmt == "hf_json":
+            tokenizers = pytest.importorskip("tokenizers", reason="Hugging Face tokenizers is a test-only dependency")
+            hf = tokenizers.Tokenizer.from_str(files["tokenizer.json"].decode())
+            assert hf.encode(text, add_special_tokens=False).ids == ids
+    if pre != "gpt2":  # the regex pre-tokenizer cuts '<0x41>' apart: nothing learned spells it
+        assert typed and tok.decode([typed[0]]) == "<0x41>" and tok.decode([tok.byte_fallback_ids[0x41]]) == "A"
+        assert clashes >= 1
+
+
+def test_the_encode_pages_final_tokens_are_drawn_from_ids(typed):
+    """The Encode page's "Final tokens" row (viz.encode_views.piece_views) reads the trace's ids, not strings."""
+    result, literal, marker = typed
+    tok = result.tokenizer
+    (piece,) = tok.encode_with_trace("</w>x").pieces
+    assert piece.ids == (literal, result.vocab["x"], marker)
+    assert [(v.text, v.end_of_word) for v in piece_views(piece)] == [("</w>", False), ("x", False), ("", True)]
+    byte_tok = train(TYPED_BYTES, num_merges=40, pretokenizer="whitespace").tokenizer.with_fallback("bytes")
+    (piece,) = byte_tok.encode_with_trace("<0x41>Ω").pieces
+    views = piece_views(piece)
+    assert [(v.raw, v.fallback) for v in views] == [("<0x41>", False), ("<0xCE>", True), ("<0xA9>", True)]
+    assert views[0].token_id != byte_tok.byte_fallback_ids[0x41]

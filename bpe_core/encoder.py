@@ -33,7 +33,7 @@ from .errors import MergeTableError, OptionError, TokenIdError
 from .merging import ORDERS, MergeOrder, merge_order
 from .model import CACHE_LIMIT, MergeModel
 from .pipeline import AllowedSpecial, Decoder, PreTokenizer, SpecialTokens
-from .pretokenize import check_pretokenizer
+from .pretokenize import budgeted, check_pretokenizer
 from .spelling import FALLBACKS, UNK, IdsWithTemporaries, Temporaries, fallback_policy
 from .symbols import END_OF_WORD, MARKER, UNITS, SymbolTable, check_option
 from .trace import EncodeTrace, OrderDifference, RoundTrip, TrainConfig
@@ -450,6 +450,7 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ encoding
 
+    @budgeted
     def pre_tokens(self, text: str, allowed_special: AllowedSpecial = ()) -> list[tuple[str, bool]]:
         """``(pre-token, is_special)`` in text order: special tokens cut out, the rest pre-tokenized.
 
@@ -465,6 +466,7 @@ class Tokenizer:
                 out.extend((chunk, False) for chunk in split(piece))
         return out
 
+    @budgeted
     def encode(
         self,
         text: str,

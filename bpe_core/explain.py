@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
 from .model import MergeModel
 from .pipeline import AllowedSpecial
+from .pretokenize import budgeted
 from .spelling import UNK, FallbackLog, Temporaries
 from .symbols import utf8
 from .trace import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, RoundTrip, RuleApplication
@@ -45,6 +46,7 @@ def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[in
     return names
 
 
+@budgeted
 def encode_trace(
     tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> EncodeTrace:
@@ -307,6 +309,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
     return tuple(out)
 
 
+@budgeted
 def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
@@ -342,6 +345,7 @@ def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
     return out
 
 
+@budgeted
 def round_trip(
     tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> RoundTrip:

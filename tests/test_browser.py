@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -90,19 +89,22 @@ def _merge_number(pg) -> int:
     return int(re.match(r"Merge (\d+)", _heading(pg)).group(1))
 
 
-def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 15.0) -> int:
+def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 30.0) -> int:
     """The merge number once the page has stopped changing it for ``quiet`` seconds (the heading is
-    drawn after the buttons, so right after a click it can still show the previous frame)."""
-    start = time.monotonic()
-    last, since = _merge_number(pg), time.monotonic()
-    while time.monotonic() - start < limit:
-        time.sleep(0.2)
-        now = _merge_number(pg)
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return last
+    drawn after the buttons, so right after a click it can still show the previous frame). The page
+    watches its own heading (no sleep here); a heading that never settles within ``limit`` fails."""
+    pg.evaluate("() => { window.__settledText = undefined; }")
+    pg.wait_for_function(
+        """q => { const h = [...document.querySelectorAll('h1,h2,h3')].map(e => e.innerText)
+                 .find(t => /^Merge \\d+ of \\d+/.test(t));
+               const now = performance.now();
+               if (h !== window.__settledText) { window.__settledText = h; window.__settledSince = now; }
+               return !!h && now - window.__settledSince >= q; }""",
+        arg=quiet * 1000,
+        polling=100,
+        timeout=limit * 1000,
+    )
+    return _merge_number(pg)
 
 
 DEEP_LINKS = {

@@ -33,7 +33,7 @@ from .errors import MergeTableError, OptionError, TokenIdError
 from .merging import ORDERS, MergeOrder, merge_order
 from .model import CACHE_LIMIT, MergeModel
 from .pipeline import AllowedSpecial, Decoder, PreTokenizer, SpecialTokens
-from .pretokenize import check_pretokenizer
+from .pretokenize import budgeted, check_pretokenizer
 from .spelling import FALLBACKS, UNK, IdsWithTemporaries, Temporaries, fallback_policy
 from .symbols import END_OF_WORD, MARKER, UNITS, SymbolTable, check_option
 from .trace import EncodeTrace, OrderDifference, RoundTrip, TrainConfig
@@ -128,7 +128,8 @@ class Tokenizer:
         put(self, "model", model)
         put(self, "pre_tokenizer", pre_tokenizer)
         put(self, "specials", SpecialTokens(dict(model.table.special_ids)))
-        put(self, "decoder", Decoder(model.end_of_word is not None))
+        eow = model.end_of_word is not None
+        put(self, "decoder", Decoder(eow, frozenset(model.table.special_ids.values()) if eow else frozenset()))
         put(self, "name", name)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -418,6 +419,16 @@ class Tokenizer:
         self._check_id(token_id)
         return self.model.table.data[token_id]
 
+    def token_ends_word(self, token_id: int) -> bool:
+        """True when ``token_id`` holds the end-of-word marker (its last byte in :meth:`token_bytes` is then
+        the marker's space). Only the id tells: a literal ``</w>`` typed in a corpus spells the same string.
+
+        Raises:
+            TokenIdError: the id is outside the vocabulary.
+        """
+        self._check_id(token_id)
+        return self.model.table.ends_word[token_id]
+
     def is_partial_utf8(self, token_id: int) -> bool:
         """True when the token's bytes are not valid UTF-8 on their own (a cut character)."""
         try:
@@ -439,6 +450,7 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ encoding
 
+    @budgeted
     def pre_tokens(self, text: str, allowed_special: AllowedSpecial = ()) -> list[tuple[str, bool]]:
         """``(pre-token, is_special)`` in text order: special tokens cut out, the rest pre-tokenized.
 
@@ -454,6 +466,7 @@ class Tokenizer:
                 out.extend((chunk, False) for chunk in split(piece))
         return out
 
+    @budgeted
     def encode(
         self,
         text: str,
@@ -643,6 +656,9 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int], *, temporaries: Temporaries | None = None) -> bytes:
         """Concatenate the bytes of ``ids`` (the end-of-word marker decodes to a space).
 
+        With the marker, a special token is a word of its own and is followed by one space unless
+        it is last (see :class:`~bpe_core.pipeline.Decoder`), so ``<s> <s>`` round-trips as ``a b`` does.
+
         Args:
             ids: token ids.
             temporaries: the :class:`~bpe_core.spelling.Temporaries` of the
@@ -668,9 +684,13 @@ class Tokenizer:
         self._check_gaps(ids)
         if not ids:
             return b""
-        if not extra:
+        spaced = self.decoder.spaced
+        if not extra and (not spaced or spaced.isdisjoint(ids)):
             return self.decoder.join([data[i] for i in ids], ends[ids[-1]])
-        tokens = [(data[i], ends[i]) if i < n else temporaries.token(i)[1:] for i in ids]  # type: ignore[union-attr]
+        tokens = [
+            (data[i] + b" ", True) if i in spaced else (data[i], ends[i]) if i < n else temporaries.token(i)[1:]  # type: ignore[union-attr]
+            for i in ids
+        ]
         return self.decoder.join([raw for raw, _eow in tokens], tokens[-1][1])
 
     def _check_gaps(self, ids: list[int]) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
 from .model import MergeModel
 from .pipeline import AllowedSpecial
+from .pretokenize import budgeted
 from .spelling import UNK, FallbackLog, Temporaries
 from .symbols import utf8
 from .trace import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, RoundTrip, RuleApplication
@@ -45,6 +46,7 @@ def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[in
     return names
 
 
+@budgeted
 def encode_trace(
     tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> EncodeTrace:
@@ -77,9 +79,9 @@ def encode_trace(
     for piece, special in tokenizer.specials.split(text, allowed_special):
         if special:
             sid = tokenizer.specials.ids[piece]
-            data = (utf8(piece),)
+            data, ends = (utf8(piece),), (bool(tokenizer.decoder.spaced),)  # a word of its own under whitespace_eow
             pieces.append(
-                PieceTrace(piece, offset, True, (piece,), (), (), (), (piece,), (sid,), data, (False,), ("special",))
+                PieceTrace(piece, offset, True, (piece,), (), (), (), (piece,), (sid,), data, ends, ("special",))
             )
         else:
             for chunk, at in tokenizer.pre_tokenizer.with_offsets(piece):
@@ -307,6 +309,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
     return tuple(out)
 
 
+@budgeted
 def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
@@ -342,6 +345,7 @@ def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
     return out
 
 
+@budgeted
 def round_trip(
     tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> RoundTrip:
@@ -401,6 +405,14 @@ def _difference(tokenizer: Tokenizer, trace: EncodeTrace, text: str, decoded: st
         reason = (
             f"character {char!r} at position {fell[0]} {why}, so it has no end-of-word twin: it fell back to "
             "byte tokens, which carry no end-of-word marker, and the word boundary after it was lost"
+        )
+        return pos, reason
+    beside = [p for p in trace.pieces if p.special and pos in (p.start, p.start + len(p.text))]
+    if got == " " and tokenizer.decoder.spaced and beside:
+        where = "after the one that ends" if beside[0].start != pos else "before the one that starts"
+        reason = (
+            f"under {pre.name} a special token is a word of its own: decoding puts one space {where} "
+            f"at position {pos}, where the text has {ch!r}"
         )
         return pos, reason
     if pre.drops_whitespace and (ch.isspace() or got.isspace() or not ch or not got):

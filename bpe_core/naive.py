@@ -177,6 +177,8 @@ def _rewrite(
                     merged_at=tuple(i for i, t in enumerate(after) if t == new),
                     excerpt=False,
                     occurrences=len(syms) - len(after),
+                    before_ids=tuple(syms),
+                    after_ids=tuple(after),
                 )
             )
     return changes, merged

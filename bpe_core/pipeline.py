@@ -107,13 +107,20 @@ class Decoder:
 
     Every token decodes to its bytes; the end-of-word marker decodes to one
     space, except after the last token (the last word's marker is not a
-    separator).
+    separator). With the marker (``whitespace_eow``), a special token is a word
+    of its own: the pre-tokenizer keeps a boundary after it as after any word,
+    so it decodes followed by one space unless it is last (``<s> <s>`` comes
+    back whole, as ``a b`` does; text glued to it, ``<s>a``, cannot, as
+    ``a<s>`` cannot).
 
     Attributes:
         end_of_word: True when the vocabulary has an end-of-word marker.
+        spaced: ids that end a word without holding the marker: the special
+            tokens when ``end_of_word``, else none.
     """
 
     end_of_word: bool
+    spaced: frozenset[int] = frozenset()
 
     def join(self, data: Sequence[bytes], last_ends_word: bool) -> bytes:
         """The text bytes of tokens whose bytes are ``data`` (marker as ``b" "``).

@@ -33,9 +33,13 @@ separates words and runs of whitespace count as one separator.
 from __future__ import annotations
 
 import heapq
+import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache, wraps
+from typing import ParamSpec, TypeVar
 
 import regex
 
@@ -84,6 +88,52 @@ PATTERN_TIMEOUT = 0.5
 
 PATTERN_TIME_PER_CHAR = 5e-6
 """Extra seconds allowed per character of text: GPT-4's pattern needs about 0.3 µs, so a whole book fits."""
+
+PATTERN_BUDGET = 2.0
+"""Seconds of split-pattern matching one whole text may use, across every piece it is cut into (special
+tokens cut a text into many pieces, each split on its own), before :data:`PATTERN_TIME_PER_CHAR` per
+character is added: without it, a text of many pieces could run ``pieces x`` :data:`PATTERN_TIMEOUT`."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_BUDGET: ContextVar[list[float] | None] = ContextVar("split_pattern_budget", default=None)
+"""While :func:`pattern_budget` is open: ``[seconds left, seconds granted, characters]`` for the text."""
+
+
+@contextmanager
+def pattern_budget(text: str) -> Iterator[None]:
+    """Share one time budget among every split-pattern run made for ``text`` inside the ``with`` block.
+
+    ``PATTERN_BUDGET + PATTERN_TIME_PER_CHAR * len(text)`` seconds of matching in all (only the time
+    spent inside the pattern counts, not the merging between runs); each run keeps its own limit too.
+    A block opened inside another one (e.g. an encode inside a round trip) shares the outer budget.
+    :class:`SplitPattern` raises :class:`~bpe_core.errors.PatternError`, naming the pattern, once
+    the budget is spent.
+    """
+    if _BUDGET.get() is not None:
+        yield
+        return
+    granted = PATTERN_BUDGET + PATTERN_TIME_PER_CHAR * len(text)
+    token = _BUDGET.set([granted, granted, float(len(text))])
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def budgeted(func: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a function whose second positional argument (or ``text=``) is a text: the whole call runs
+    inside :func:`pattern_budget` for that text (an encode, a trace, a round trip)."""
+
+    @wraps(func)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        text = kwargs.get("text", args[1] if len(args) > 1 else "")
+        with pattern_budget(text if isinstance(text, str) else ""):
+            return func(*args, **kwargs)
+
+    return run
+
 
 SPLIT_BEHAVIORS: dict[str, str] = {
     "Removed": "the matches are dropped; the text between them is kept, one piece per gap",
@@ -177,20 +227,39 @@ class SplitPattern:
             "(nested or overlapping repeats such as (a|a)+); use a simpler pattern"
         )
 
+    def _spent(self, budget: list[float]) -> PatternError:
+        return PatternError(
+            f"the split pattern {_shown(self.pattern)} used up the {budget[1]:.1f} s of matching allowed for "
+            f"a text of {int(budget[2]):,} characters (cut into pieces, each split on its own) and was stopped: "
+            "it backtracks catastrophically on this text (nested or overlapping repeats such as (a|a)+); "
+            "use a simpler pattern"
+        )
+
     def findall(self, text: str) -> list[str]:
         """The pieces of ``text``, in order, none empty.
 
         Raises:
-            PatternError: matching ran past ``PATTERN_TIMEOUT + PATTERN_TIME_PER_CHAR * len(text)`` seconds.
+            PatternError: matching ran past ``PATTERN_TIMEOUT + PATTERN_TIME_PER_CHAR * len(text)`` seconds,
+                or past what is left of an open :func:`pattern_budget`.
         """
+        limit = own = self._timeout(text)
+        budget = _BUDGET.get()
+        if budget is not None:
+            if budget[0] <= 0:
+                raise self._spent(budget)
+            limit = min(own, budget[0])
+        start = time.perf_counter()
         try:
             if self.split is not None:
-                return hf_split(self.regex, text, self.split.behavior, self.split.invert, self._timeout(text))
+                return hf_split(self.regex, text, self.split.behavior, self.split.invert, limit)
             if self.regex.groups:
-                return [m for m in (x[0] for x in self.regex.finditer(text, timeout=self._timeout(text))) if m]
-            return [m for m in self.regex.findall(text, timeout=self._timeout(text)) if m]
+                return [m for m in (x[0] for x in self.regex.finditer(text, timeout=limit)) if m]
+            return [m for m in self.regex.findall(text, timeout=limit) if m]
         except TimeoutError:
-            raise self._timed_out(text) from None
+            raise (self._spent(budget) if budget is not None and limit < own else self._timed_out(text)) from None
+        finally:
+            if budget is not None:
+                budget[0] -= time.perf_counter() - start
 
 
 @lru_cache(maxsize=16)

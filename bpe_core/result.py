@@ -442,6 +442,8 @@ class TrainResult:
                     merged_at=tuple(i for i, t in enumerate(after) if t == new),
                     excerpt=False,
                     occurrences=len(before) - len(after),
+                    before_ids=tuple(before),
+                    after_ids=tuple(after),
                 )
             )
         return out
@@ -515,17 +517,19 @@ class TrainResult:
             shown = layout.tokens(layout.live_before(site, start, k + 1, EXCERPT_BEFORE), end, k + 1, EXCERPT_LEN)
         after = [t for _p, t in shown]
         s = self.symbol_strings
-        before: list[str] = []
+        before: list[int] = []
         for t in after:
-            before += (s[a], s[b]) if t == new else (s[t],)
+            before += (a, b) if t == new else (t,)
         return WordChange(
             word=self.words[w][0],
             freq=self.words[w][1],
-            before=tuple(before),
+            before=tuple(s[t] for t in before),
             after=tuple(s[t] for t in after),
             merged_at=tuple(i for i, t in enumerate(after) if t == new),
             excerpt=excerpt,
             occurrences=layout.final[start:end].count(gone),
+            before_ids=tuple(before),
+            after_ids=tuple(after),
         )
 
     # ------------------------------------------------------------------ checks

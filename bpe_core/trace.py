@@ -55,6 +55,10 @@ class WordChange:
             symbols, e.g. the single sequence of the ``none`` pre-tokenizer):
             ``before`` and ``after`` are then windows around its first merge site.
         occurrences: how many times the pair was replaced inside this word.
+        before_ids: the ids of ``before``'s tokens (``()`` when not recorded). Draw from
+            these, not from the strings: a literal ``</w>`` typed in the corpus and the
+            end-of-word marker can spell the same string, but never share an id.
+        after_ids: the ids of ``after``'s tokens (``()`` when not recorded).
     """
 
     word: str
@@ -64,6 +68,8 @@ class WordChange:
     merged_at: tuple[int, ...]
     excerpt: bool
     occurrences: int
+    before_ids: tuple[int, ...] = ()
+    after_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -229,7 +235,9 @@ class PieceTrace:
         ids: their ids (a ``keep`` fallback's temporary ids lie past the vocabulary).
         token_bytes: per token, the bytes it stands for in the text (the
             end-of-word marker left out; ``<unk>`` stands for U+FFFD).
-        ends_word: per token, whether it holds the end-of-word marker.
+        ends_word: per token, whether it holds the end-of-word marker (a special token
+            under ``whitespace_eow``: whether it ends a word, which it always does there;
+            decoding puts one space after it, see :class:`~bpe_core.pipeline.Decoder`).
         kinds: per token, ``""`` (a vocabulary token), ``"special"``,
             ``"fallback"`` (``<unk>``, ``<0xNN>``) or ``"temporary"`` (a
             character the ``keep`` fallback kept, with an id numbered in the

@@ -25,7 +25,14 @@ from ui.layout import setup_page
 from ui.provenance import token_picker
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
-from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, piece_label, rule_steps_frame
+from viz.encode_views import (
+    blocked_frame,
+    blocked_rules,
+    fallbacks_frame,
+    piece_label,
+    piece_views,
+    rule_steps_frame,
+)
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
 
@@ -191,22 +198,23 @@ if piece.text in enc.differing:
         columns.append((other, alt))
 
 
-def symbols(title: str, strings: tuple[str, ...]) -> None:
-    note = left_out(MAX_SYMBOLS, len(strings), "symbols")
+def symbols(title: str, count: int, markup: str) -> None:
+    note = left_out(MAX_SYMBOLS, count, "symbols")
     st.caption(f"{title}: {note}" if note else title)
-    st.html(strings_row(strings[:MAX_SYMBOLS], tokenizer.unit, eow))
+    st.html(markup)
 
 
 for col, (name, p) in zip(st.columns(len(columns)), columns):
     with col:
         if len(columns) > 1:
             st.markdown(f"**{name} order**")
-        symbols("Initial symbols", p.initial)
+        symbols("Initial symbols", len(p.initial), strings_row(p.initial[:MAX_SYMBOLS], tokenizer.unit, eow))
         if p.steps:
             st.dataframe(rule_steps_frame(p, show), hide_index=True, width="stretch")
         else:
             st.caption("No rule applies to this pre-token.")
-        symbols("Final tokens", p.tokens)
+        # from the ids' records: a typed '</w>' or '<0x41>' is text, the marker and fallbacks are what they are
+        symbols("Final tokens", len(p.ids), tokens_row(piece_views(p)[:MAX_SYMBOLS], show_ids=False))
         if blocked_rules(p):
             st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
             st.dataframe(blocked_frame(p, show), hide_index=True, width="stretch")

@@ -156,3 +156,68 @@ def test_a_good_session_is_applied_and_trained():
     assert not at.exception
     assert at.session_state[state.APPLIED_SETTINGS] == TrainSettings(budget=20)
     assert at.number_input(key=state.BUDGET).value == 20
+
+
+# ---------------------------------------------------------------- what else issue 12 asks to see on screen
+
+
+def test_a_full_encode_box_sends_longer_text_to_upload():
+    """Item 6: the Encode box holds MAX_ENCODE_CHARS; full, it says so and points to Upload."""
+    from ui.corpus import MAX_ENCODE_CHARS
+
+    at = encode_page(fresh())
+    at.text_area(key=state.ENCODE_TEXT).set_value(("low lower newest widest " * 1000)[:MAX_ENCODE_CHARS]).run()
+    assert not at.exception
+    said = warnings(at)
+    assert f"The box is full ({MAX_ENCODE_CHARS:,} characters)" in said and "choose Upload in the sidebar" in said
+    assert at.text_area(key=state.ENCODE_TEXT).max_chars == MAX_ENCODE_CHARS
+
+
+def test_the_paste_box_is_capped_and_a_full_one_points_to_upload():
+    from ui.corpus import MAX_PASTE_CHARS
+
+    at = fresh()
+    at.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    assert at.text_area(key=state.PASTE).max_chars == MAX_PASTE_CHARS
+    at.text_area(key=state.PASTE).set_value(("low lower newest widest " * 1000)[:MAX_PASTE_CHARS])
+    submit(at)
+    assert not at.exception
+    said = warnings(at)
+    assert f"The paste box is full ({MAX_PASTE_CHARS:,} characters)" in said and "choose Upload" in said
+
+
+def test_the_export_panel_says_which_check_it_ran():
+    """Item 9: each download says how it was proven (reloaded by bpe_core here; by the real library in tests)."""
+    from bpe_core.formats.export import REFERENCE_CHECKS
+
+    at = encode_page(fresh())
+    captions = " ".join(seen(c.value) for c in at.caption)
+    assert "Checked here by reloading the file with bpe_core's own" in captions
+    assert any(check in captions for check in REFERENCE_CHECKS.values())
+
+
+def test_cache_keys_of_texts_whose_short_digests_collide_differ():
+    """Item 13: two texts sharing the 48-bit digest get their own training (keys hold the whole SHA-256)."""
+    from ui.cache import _corpus_key, trained
+    from ui.corpus import CorpusChoice
+
+    a = CorpusChoice("paste", "pasted text", "low lower newest widest 631852")
+    b = CorpusChoice("paste", "pasted text", "low lower newest widest 3700475")
+    assert a.digest == b.digest and _corpus_key(a) != _corpus_key(b)
+    settings = TrainSettings(budget=5)
+    assert "0" not in trained(a, settings).alphabet and "0" in trained(b, settings).alphabet
+
+
+def test_no_traceback_details_reach_a_user_and_special_text_help_is_right():
+    """Items 15 and 16: uncaught errors show their type only; 'ordinary text' is tiktoken's encode_ordinary."""
+    import tomllib
+
+    from .conftest import REPO
+
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showErrorDetails"] == "type"
+    doc = bpe_core.Tokenizer.encode.__doc__
+    assert "encode_ordinary" in doc and "raises on such text by default" in doc
+    at = encode_page(fresh())
+    help_text = at.toggle(key=state.ALLOW_SPECIAL).help
+    assert "as tiktoken's encode_ordinary does (tiktoken's encode refuses such text by default)" in help_text

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -90,19 +89,22 @@ def _merge_number(pg) -> int:
     return int(re.match(r"Merge (\d+)", _heading(pg)).group(1))
 
 
-def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 15.0) -> int:
+def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 30.0) -> int:
     """The merge number once the page has stopped changing it for ``quiet`` seconds (the heading is
-    drawn after the buttons, so right after a click it can still show the previous frame)."""
-    start = time.monotonic()
-    last, since = _merge_number(pg), time.monotonic()
-    while time.monotonic() - start < limit:
-        time.sleep(0.2)
-        now = _merge_number(pg)
-        if now != last:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            break
-    return last
+    drawn after the buttons, so right after a click it can still show the previous frame). The page
+    watches its own heading (no sleep here); a heading that never settles within ``limit`` fails."""
+    pg.evaluate("() => { window.__settledText = undefined; }")
+    pg.wait_for_function(
+        """q => { const h = [...document.querySelectorAll('h1,h2,h3')].map(e => e.innerText)
+                 .find(t => /^Merge \\d+ of \\d+/.test(t));
+               const now = performance.now();
+               if (h !== window.__settledText) { window.__settledText = h; window.__settledSince = now; }
+               return !!h && now - window.__settledSince >= q; }""",
+        arg=quiet * 1000,
+        polling=100,
+        timeout=limit * 1000,
+    )
+    return _merge_number(pg)
 
 
 DEEP_LINKS = {
@@ -335,7 +337,12 @@ def test_upload_crlf_text_with_html_is_shown_not_run(page, tmp_path):
     page.get_by_text("Applied with Train: hostile.txt").wait_for(timeout=60_000)
     _heading(page)
     page.get_by_role("button", name="Last").click()
-    page.wait_for_timeout(1500)
+    page.wait_for_function(  # the last merge is drawn: "Merge N of N", its rewritten words in token boxes
+        "() => [...document.querySelectorAll('h3')].some(h => /^Merge ([\\d,]+) of \\1 /.test(h.innerText))"
+        " && document.querySelectorAll('.bpe-tok').length > 0",
+        timeout=30_000,
+    )
+    _idle(page)
     assert page.locator("script:text('alert(1)')").count() == 0
     assert page.locator("img[src=x]").count() == 0
     page.get_by_role("link", name="Encode").click()
@@ -388,3 +395,34 @@ def test_session_names_are_text_not_markdown(page, tmp_path):
     assert page.locator("a[href*='example.invalid']").count() == 0  # not even a bare link
     assert page.locator("strong", has_text="bold").count() == 0
     _shot(page, "encode-session-names")
+
+
+def test_pasting_more_than_the_cap_points_to_upload(page):
+    """A paste past the sidebar box's cap does not go in (Streamlit refuses the whole input event, so the
+    tab never stalls on it); the box says so and sends longer text to Upload, and a paste of exactly the
+    cap trains, with the sidebar saying the box is full. ``fill`` is one input event, as a paste is."""
+    from ui.corpus import MAX_PASTE_CHARS
+
+    _heading(page)
+    book = (REPO / "sample_corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8")[: MAX_PASTE_CHARS + 30_000]
+    page.get_by_text("Paste", exact=True).first.click()
+    box = page.get_by_label("Paste text")
+    box.wait_for(timeout=60_000)
+    box.fill("low lower")
+    box.fill(book)  # 50,000 characters
+    assert box.input_value() == "low lower"  # refused whole: what was there stays
+    page.get_by_text(f"The box takes up to {MAX_PASTE_CHARS:,} characters; a longer paste does not go in").wait_for()
+    page.get_by_text("choose Upload and give a .txt file").first.wait_for()
+    box.fill(book[:MAX_PASTE_CHARS])
+    page.wait_for_function(
+        "n => document.querySelector(\"textarea[aria-label='Paste text']\").value.length === n",
+        arg=MAX_PASTE_CHARS,
+        timeout=30_000,
+    )
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text(f"The paste box is full ({MAX_PASTE_CHARS:,} characters)").wait_for(timeout=120_000)
+    page.get_by_text(re.compile(rf"Applied with Train: pasted text, {MAX_PASTE_CHARS:,} characters")).wait_for(
+        timeout=120_000
+    )
+    assert _wait_merge(page, "n === 1", timeout=120_000) == 1
+    _shot(page, "paste-cap")

@@ -318,6 +318,43 @@ def test_catastrophic_patterns_from_sidecars_sessions_and_callers_are_stopped(wh
     assert out["cpu"] < 8
 
 
+_PIECES_DOC = {
+    "added_tokens": [{"id": 2, "content": "<s>", "special": True}],
+    "model": {"type": "BPE", "vocab": {"a": 0, "!": 1, "<s>": 2}, "merges": []},
+    "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a|a)+$"}, "behavior": "Isolated", "invert": False},
+}
+
+
+@pytest.mark.parametrize("call", ["encode", "encode_with_trace", "round_trip"])
+def test_a_text_cut_into_many_pieces_shares_one_time_budget(call):
+    """Special tokens cut the text into 200 pieces, each under the per-run limit (about 0.3 s alone):
+    without one budget per text, the encode would run 200 x 0.3 s; the CPU limit would kill it."""
+    out = bounded(
+        f"""
+        import json
+        from bpe_core.formats import load_bytes
+        tok = load_bytes(json.dumps({_PIECES_DOC!r}).encode(), "tokenizer.json").tokenizer
+        text = ("a" * 20 + "!<s>") * 200
+        expect_error(lambda: getattr(tok, {call!r})(text, allowed_special="all"))
+        """,
+        cpu_seconds=30,
+    )
+    assert out["error"] == "PatternError"
+    assert (
+        "the split pattern '(a|a)+$' used up the 2.0 s of matching allowed for a text of 4,800 characters"
+        in (out["message"])
+    )
+    assert out["cpu"] < 8
+
+
+def test_ordinary_patterns_on_many_pieces_stay_within_the_budget():
+    split = {"type": "Split", "pattern": {"Regex": "a+|!"}, "behavior": "Isolated", "invert": False}
+    tok = load_bytes(json.dumps({**_PIECES_DOC, "pre_tokenizer": split}).encode(), "tokenizer.json").tokenizer
+    text = "a!a<s>" * 5_000  # 5,000 pieces, each split on its own
+    assert tok.encode(text, allowed_special="all") == [0, 1, 0, 2] * 5_000
+    assert tok.round_trip(text, allowed_special="all").ok
+
+
 def test_long_text_gets_a_longer_time_limit_and_ordinary_patterns_never_hit_it():
     text = ("The quick brown fox, 12345 jumps!\n  " * 30_000)[:1_000_000]
     assert "".join(compiled_pattern(GPT2_PATTERN).findall(text)) == text

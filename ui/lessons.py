@@ -21,13 +21,13 @@ from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule
 from viz.markdown import code, left_out, plain
 from viz.tokens import (
     STYLE,
+    change_html,
     display_of,
     end_of_word_mode,
     isolate_words,
     strings_row,
     tokens_row,
     visible,
-    word_change_html,
 )
 from viz.train_tables import merges_frame, token_counts
 
@@ -218,8 +218,7 @@ def overlaps(i: int) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     w = result.steps[0].words[0]
     st.caption("Merge 1, before → after (the new tokens outlined):")
-    eow = end_of_word_mode(result)
-    st.html(STYLE + word_change_html(w.before, w.after, w.merged_at, result.config.unit, eow, w.excerpt))
+    st.html(STYLE + change_html(w, result.tokenizer))
 
 
 def word_ends(i: int) -> None:

@@ -8,7 +8,7 @@ from bpe_core import TIE_BREAKS, MergeStep, TrainResult
 from ui import state
 from viz.corpus_strip import Excerpt, corpus_strip, corpus_strip_html
 from viz.markdown import left_out, plain
-from viz.tokens import STYLE, display_of, end_of_word_mode, word_change_html
+from viz.tokens import STYLE, change_html, display_of
 from viz.train_charts import (
     corpus_length_figure,
     mark_step,
@@ -66,7 +66,7 @@ def _pair_bars(result: TrainResult, k: int, show) -> None:
         )
 
 
-def _rewritten_words(s: MergeStep, unit: str, eow: bool, noun: str) -> None:
+def _rewritten_words(result: TrainResult, s: MergeStep, noun: str) -> None:
     """The most frequent words (``noun``: or pre-tokens) merge ``s`` rewrote, before → after."""
     note = left_out(len(s.words), s.num_words, "shown", first="top")
     st.markdown(
@@ -77,9 +77,7 @@ def _rewritten_words(s: MergeStep, unit: str, eow: bool, noun: str) -> None:
     for w in s.words:
         rows.append(
             "<div style='display:flex;align-items:center;gap:6px;margin:4px 0'>"
-            f"<code>×{w.freq:,}</code>"
-            + word_change_html(w.before, w.after, w.merged_at, unit, eow, w.excerpt)
-            + "</div>"
+            f"<code>×{w.freq:,}</code>" + change_html(w, result.tokenizer) + "</div>"
         )
     st.html("".join(rows))
 
@@ -118,8 +116,6 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
     ``excerpt``, the start of the corpus, is given), rules so far, and the three charts (``charts``)."""
     k = step - 1
     s = result.steps[k]
-    eow = end_of_word_mode(result)
-    unit = result.config.unit
     show = display_of(result)
     noun = pretoken_noun(result.config.pretokenizer)
     a, b, new = (plain(show(t)) for t in (*s.pair, s.token))
@@ -139,7 +135,7 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
     with left:
         _pair_bars(result, k, show)
     with right:
-        _rewritten_words(s, unit, eow, noun)
+        _rewritten_words(result, s, noun)
     _full_tables(result, k, show, noun)
     if excerpt is not None and excerpt.pieces:
         strip = corpus_strip(result, excerpt, k)

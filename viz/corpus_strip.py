@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bpe_core import TrainResult, pretokenize
 from bpe_core.pretokenize import split_special
-from viz.tokens import STYLE, TokenView, color_index, row_colors, token_box, view_of_string
+from viz.tokens import STYLE, TokenView, color_index, row_colors, token_box, view_of_id
 
 EXCERPT_CHARS = 400
 """How much of the corpus the strip shows, in characters (a few hundred tokens at the start of training)."""
@@ -111,9 +111,7 @@ def corpus_strip(result: TrainResult, excerpt: Excerpt, k: int) -> CorpusStrip:
     """
     if not isinstance(k, int) or not 0 <= k < result.num_merges:
         raise ValueError(f"merge {k!r} is out of range 0..{result.num_merges - 1}")
-    unit = result.config.unit
-    eow = result.config.pretokenizer == "whitespace_eow"
-    strings = result.symbol_strings
+    tokenizer = result.tokenizer
     new_id = result.steps[k].token_id
     replay = result.tokenizer.replay_ids
     views: list[TokenView] = []
@@ -131,7 +129,7 @@ def corpus_strip(result: TrainResult, excerpt: Excerpt, k: int) -> CorpusStrip:
         fired += len(before) - len(after)
         changed = len(after) != len(before)
         for t in after:
-            view = view_of_string(strings[t], unit, eow)
+            view = view_of_id(tokenizer, t)  # from the id: a typed '</w>' is text, only the marker is the marker
             views.append(TokenView(**{**view.__dict__, "new": True}) if changed and t == new_id else view)
     return CorpusStrip(
         views=tuple(views),

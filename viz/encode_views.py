@@ -41,24 +41,33 @@ def token_views(tokenizer: Tokenizer, trace: EncodeTrace, limit: int | None = No
     of ``<unk>``, U+FFFD, would read as a broken character. Everything is read
     from the trace's records (``tokenizer``, the one that made the trace, is not opened).
     """
-    views = []
+    views: list[TokenView] = []
     for piece in trace.pieces:
-        for tid, raw, data, eow, kind in zip(piece.ids, piece.tokens, piece.token_bytes, piece.ends_word, piece.kinds):
-            text = raw if kind == "fallback" else describe_bytes(data)
-            views.append(
-                TokenView(
-                    text=text,
-                    raw=raw,
-                    token_id=tid,
-                    end_of_word=eow,
-                    partial=text.startswith("⟨") and bool(data),
-                    fallback=kind in ("fallback", "temporary"),
-                    special=piece.special,
-                    temporary=kind == "temporary",
-                )
+        views += piece_views(piece)
+        if limit is not None and len(views) >= limit:
+            return views[:limit]
+    return views
+
+
+def piece_views(piece: PieceTrace) -> list[TokenView]:
+    """One :class:`~viz.tokens.TokenView` per final token of one pre-token, read from its ids' records
+    (bytes, end-of-word flag, kind) as :func:`token_views` draws them: a typed ``</w>`` or ``<0x41>``
+    is text, the marker and the fallback tokens are drawn as what they are."""
+    views = []
+    for tid, raw, data, eow, kind in zip(piece.ids, piece.tokens, piece.token_bytes, piece.ends_word, piece.kinds):
+        text = raw if kind == "fallback" else describe_bytes(data)
+        views.append(
+            TokenView(
+                text=text,
+                raw=raw,
+                token_id=tid,
+                end_of_word=eow,
+                partial=text.startswith("⟨") and bool(data),
+                fallback=kind in ("fallback", "temporary"),
+                special=piece.special,
+                temporary=kind == "temporary",
             )
-            if limit is not None and len(views) >= limit:
-                return views
+        )
     return views
 
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import regex
 
-from bpe_core import MARKER, Tokenizer, TrainResult, unicode_to_bytes
+from bpe_core import MARKER, Tokenizer, TrainResult, WordChange, unicode_to_bytes
 
 PALETTE = (
     "#fde68a",
@@ -251,6 +251,34 @@ def view_of_string(token: str, unit: str, end_of_word_mode: bool) -> TokenView:
     return TokenView(text=core, raw=token, end_of_word=eow)
 
 
+def view_of_id(tokenizer: Tokenizer, token_id: int) -> TokenView:
+    """Build a :class:`TokenView` from a vocabulary id, as the Encode page draws its tokens.
+
+    The text comes from the token's bytes and the end-of-word marker from its id's flag
+    (:meth:`bpe_core.Tokenizer.token_ends_word`), never from its string: a literal ``</w>``
+    typed in the corpus is drawn as the text ``</w>``, and only the marker as the marker.
+
+    Args:
+        tokenizer: the tokenizer (e.g. ``TrainResult.tokenizer``) whose vocabulary holds ``token_id``.
+        token_id: a vocabulary id (special tokens included).
+
+    Raises:
+        bpe_core.TokenIdError: the id is outside the vocabulary.
+    """
+    data = tokenizer.token_bytes(token_id)
+    eow = tokenizer.token_ends_word(token_id)
+    if eow:
+        data = data[:-1]  # the marker decodes to one space
+    text = describe_bytes(data)
+    return TokenView(
+        text=text,
+        raw=tokenizer.id_to_token(token_id),
+        token_id=token_id,
+        end_of_word=eow,
+        partial=text.startswith("⟨") and bool(data),
+    )
+
+
 @lru_cache(maxsize=8)
 def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
     """A function that shows a token string in tables and headings the way the token boxes show it.
@@ -392,12 +420,34 @@ def word_change_html(
     "Before" and "after" are two blocks that each wrap on their own, so a word too long for
     one line never has tokens of one half on the other half's line.
     """
-    new = set(merged_at)
     b = [view_of_string(t, unit, end_of_word_mode) for t in before]
-    a = [
-        TokenView(**{**view_of_string(t, unit, end_of_word_mode).__dict__, "new": k in new})
-        for k, t in enumerate(after)
-    ]
+    a = [view_of_string(t, unit, end_of_word_mode) for t in after]
+    return _change_html(b, a, merged_at, excerpt)
+
+
+def change_html(change: WordChange, tokenizer: Tokenizer) -> str:
+    """Escaped HTML for one rewritten word (:func:`word_change_html`), drawn from the change's token ids.
+
+    Each box is built by :func:`view_of_id`, so a literal ``</w>`` typed in the corpus
+    shows as text and only the end-of-word marker as the marker. A record without ids
+    (``before_ids`` empty) is drawn from its strings.
+
+    Args:
+        change: a :class:`~bpe_core.trace.WordChange` (``MergeStep.words`` or ``TrainResult.word_changes``).
+        tokenizer: the tokenizer of the training that recorded it (``TrainResult.tokenizer``).
+    """
+    if not change.after_ids:
+        eow = tokenizer.end_of_word is not None
+        return word_change_html(change.before, change.after, change.merged_at, tokenizer.unit, eow, change.excerpt)
+    b = [view_of_id(tokenizer, i) for i in change.before_ids]
+    a = [view_of_id(tokenizer, i) for i in change.after_ids]
+    return _change_html(b, a, change.merged_at, change.excerpt)
+
+
+def _change_html(b: list[TokenView], a: list[TokenView], merged_at: Iterable[int], excerpt: bool) -> str:
+    """The before → after blocks of :func:`word_change_html`, from token views (``merged_at`` outlined)."""
+    new = set(merged_at)
+    a = [TokenView(**{**v.__dict__, "new": True}) if k in new else v for k, v in enumerate(a)]
     left = "".join(token_box(v, slot, True, False) for v, slot in zip(b, row_colors(map(color_index, b))))
     right = "".join(token_box(v, slot, True, False) for v, slot in zip(a, row_colors(map(color_index, a))))
     if excerpt:

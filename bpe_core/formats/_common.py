@@ -491,10 +491,34 @@ def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
         if s in out:
             raise ExportError(
                 f"{fmt} maps each token string to one id, but {s!r} has two ids, {out[s]} and {i} "
-                "(two different merges formed it); save a session file instead, which keeps both"
+                f"({_why_twice(tok, out[s], i)}); save a session file instead, which keeps both"
             )
         out[s] = i
     return out
+
+
+def _why_twice(tok: Tokenizer, first: int, second: int) -> str:
+    """Why two ids share a string, in words: what each id is (merge, fallback token, special token...)."""
+    merges = {new: rank for rank, (_a, _b, new) in enumerate(tok.merge_ids)}
+    if first in merges and second in merges:
+        return "two different merges formed it"
+    fallback = tok.byte_fallback_ids
+
+    def what(i: int) -> str:
+        if i in merges:
+            return f"id {i} was learned by merge rank {merges[i]} from text that types {tok.table.strings[i]!r}"
+        if i == tok.unk_id:
+            return f"id {i} is the unk fallback's token"
+        if i in fallback:
+            return f"id {i} is the bytes fallback's token for the byte 0x{fallback.index(i):02X}"
+        if i < tok.table.num_special:
+            return f"id {i} is a special token"
+        return f"id {i} is a base symbol"
+
+    advice = ""
+    if first in fallback or second in fallback:
+        advice = "; the training text typed a byte fallback token's name: the unk or keep fallback avoids the clash"
+    return f"{what(first)}; {what(second)}{advice}"
 
 
 def whitespace_in_merges(tok: Tokenizer, fmt: str) -> None:

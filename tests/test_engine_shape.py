@@ -266,3 +266,48 @@ def test_bpe_core_imports_no_ui_library():
         if target.split(".")[0] in banned
     ]
     assert found == []
+
+
+# ----------------------------------------------------------------- functions fit on one screen
+
+MAX_FUNCTION_LINES = 60
+"""Issue 11: no function in bpe_core over 60 lines (its docstring not counted), unless a comment
+as the first line of its body says why (a hot loop kept inline for speed)."""
+
+
+def _long_functions(text: str, where: str) -> list[str]:
+    """``where:line name (n lines)`` of each function in a module's ``text`` longer than
+    :data:`MAX_FUNCTION_LINES` without a comment saying why as the first line of its body."""
+    lines = text.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        size = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+        head = node.body[0]
+        first = head.lineno  # the body's first line, past the signature and the docstring
+        if isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str):
+            size -= head.end_lineno - head.lineno + 1  # type: ignore[operator]
+            first = head.end_lineno + 1  # type: ignore[operator]
+        if size > MAX_FUNCTION_LINES and not lines[first - 1].strip().startswith("#"):
+            found.append(f"{where}:{node.lineno} {node.name} ({size} lines)")
+    return found
+
+
+def test_no_function_in_bpe_core_is_longer_than_one_screen():
+    too_long = [
+        f
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for f in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE.parent)))
+    ]
+    assert too_long == [], "split these into named helpers, or say why in a comment on the body's first line"
+
+
+def test_the_length_check_counts_without_the_docstring_and_accepts_a_reason():
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    text = (
+        f'def long():\n    """Docstring lines do not count."""\n{body}\n\n'
+        f'def hot():\n    """Why."""\n    # hot loop: kept inline for speed\n{body}\n\n'
+        f"def just_fits():\n{body[: body.rindex(chr(10))]}\n"
+    )
+    assert _long_functions(text, "probe.py") == [f"probe.py:1 long ({MAX_FUNCTION_LINES + 1} lines)"]

@@ -14,18 +14,55 @@ changes the tokenizer: calling one twice gives equal records.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
 from .model import MergeModel
-from .pipeline import AllowedSpecial
+from .pipeline import AllowedSpecial, PreTokenizer, SpecialTokens
 from .spelling import UNK, FallbackLog, Temporaries
 from .symbols import utf8
 from .trace import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, RoundTrip, RuleApplication
 
-if TYPE_CHECKING:
-    from .encoder import Tokenizer
+
+class TokenizerParts(Protocol):
+    """The parts of a tokenizer the explanations read; :class:`bpe_core.Tokenizer` has them all.
+
+    Typing against this protocol instead of the class keeps :mod:`bpe_core.encoder`
+    (which calls these functions for its ``encode_with_trace``, ``round_trip`` and
+    ``order_differences``) out of this module's imports: no cycle, not even for a type checker.
+    """
+
+    @property
+    def model(self) -> MergeModel:
+        """The frozen merge model (symbol table, merges, speller)."""
+        ...
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizer:
+        """Cuts text into pre-tokens."""
+        ...
+
+    @property
+    def specials(self) -> SpecialTokens:
+        """Cuts special tokens out of the text."""
+        ...
+
+    def encode(
+        self,
+        text: str,
+        *,
+        order: str = "rank",
+        allowed_special: AllowedSpecial = (),
+        temporaries: Temporaries | None = None,
+    ) -> list[int]:
+        """Token ids of ``text`` (see :meth:`bpe_core.Tokenizer.encode`)."""
+        ...
+
+    def decode(self, ids: Iterable[int], errors: str = "replace", *, temporaries: Temporaries | None = None) -> str:
+        """The text of ``ids`` (see :meth:`bpe_core.Tokenizer.decode`)."""
+        ...
+
 
 TRACE_SYMBOLS = 512
 """Rule applications on longer pieces record positions but not the whole before/after spelling."""
@@ -46,7 +83,7 @@ def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[in
 
 
 def encode_trace(
-    tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    tokenizer: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> EncodeTrace:
     """Encode text and record every rule application, blocked rule and fallback.
 
@@ -307,7 +344,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
     return tuple(out)
 
 
-def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
+def order_differences(tokenizer: TokenizerParts, text: str) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
     The two orders agree on tables that training learned from the same
@@ -343,7 +380,7 @@ def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
 
 
 def round_trip(
-    tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    tokenizer: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> RoundTrip:
     """Check ``decode(encode(text)) == text`` and explain the first difference.
 
@@ -376,7 +413,7 @@ def round_trip(
     return RoundTrip(False, text, decoded, pos, reason)
 
 
-def _difference(tokenizer: Tokenizer, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:
+def _difference(tokenizer: TokenizerParts, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:
     """The position and the reason of the first difference between ``text`` and ``decoded`` (at ``pos``)."""
     ch = text[pos] if pos < len(text) else ""
     got = decoded[pos] if pos < len(decoded) else ""

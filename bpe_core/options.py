@@ -275,7 +275,8 @@ _OPTIONS = (
         "subword-nmt apply_bpe; SentencePiece byte_fallback",
         "keep",
         _choices(
-            keep="an unseen character stays a symbol of its own, as subword-nmt apply_bpe does (it gets a new id).",
+            keep="an unseen character stays a symbol of its own, as subword-nmt apply_bpe does (it gets a temporary id "
+            "past the vocabulary).",
             unk="an unseen character becomes the single token <unk>.",
             bytes="an unseen character is spelled as its UTF-8 bytes, <0xF0> <0x9F> ... (SentencePiece, Llama).",
         ),

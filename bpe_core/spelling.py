@@ -18,10 +18,11 @@ same text always gets the same ids whatever was encoded before.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .errors import OptionError
+from .options import OPTIONS
 from .symbols import MARKER, SymbolTable, utf8
 
 UNK = "<unk>"
@@ -165,10 +166,7 @@ class KeepFallback(FallbackPolicy):
 
     name = "keep"
     kind = "kept"
-    description = (
-        "An unseen character stays a symbol of its own, as subword-nmt apply_bpe does "
-        "(it gets a temporary id past the vocabulary)."
-    )
+    description = OPTIONS["fallback"].choices["keep"]
 
     def keeps_twins(self) -> bool:
         return True
@@ -182,7 +180,7 @@ class UnkFallback(FallbackPolicy):
 
     name = "unk"
     kind = "unk"
-    description = "An unseen character becomes the single token <unk>."
+    description = OPTIONS["fallback"].choices["unk"]
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         unk = table.special_ids.get(UNK)
@@ -201,7 +199,7 @@ class BytesFallback(FallbackPolicy):
 
     name = "bytes"
     kind = "bytes"
-    description = "An unseen character is spelled as its UTF-8 bytes, <0xF0> <0x9F> ... (SentencePiece, Llama)."
+    description = OPTIONS["fallback"].choices["bytes"]
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         return None, tuple(table.add_token(f"<0x{b:02X}>", bytes([b])) for b in range(256))
@@ -214,8 +212,8 @@ class BytesFallback(FallbackPolicy):
 FALLBACK_POLICIES: dict[str, FallbackPolicy] = {p.name: p for p in (KeepFallback(), UnkFallback(), BytesFallback())}
 """Every fallback policy by name."""
 
-FALLBACKS: dict[str, str] = {name: p.description for name, p in FALLBACK_POLICIES.items()}
-"""Every fallback for characters outside a char-level alphabet, with a one-line description."""
+FALLBACKS: Mapping[str, str] = OPTIONS["fallback"].choices
+"""Every fallback for characters outside a char-level alphabet, with a one-line description (a view of OPTIONS)."""
 
 
 def fallback_policy(name: str | FallbackPolicy) -> FallbackPolicy:

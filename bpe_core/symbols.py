@@ -35,21 +35,16 @@ from collections.abc import Iterable, Mapping
 
 from .byte_level import bytes_to_unicode
 from .errors import BPEError, MergeTableError, OptionError
+from .options import OPTIONS
 
 MARKER = "</w>"
 """The end-of-word marker's display string (Sennrich et al. 2016)."""
 
-UNITS: dict[str, str] = {
-    "char": "Base symbols are Unicode characters (code points) seen in the corpus.",
-    "byte": "Base symbols are the 256 UTF-8 byte values (GPT-2 byte-level BPE); nothing is ever unknown.",
-}
-"""Every unit name with a one-line description."""
+UNITS: Mapping[str, str] = OPTIONS["unit"].choices
+"""Every unit name with a one-line description (a read-only view of :data:`bpe_core.options.OPTIONS`)."""
 
-END_OF_WORD: dict[str, str] = {
-    "separate": "</w> is a symbol of its own after each word (Sennrich et al. 2016; subword-nmt 0.1).",
-    "attached": "</w> is glued to each word's last character, 'r</w>' (subword-nmt >= 0.2, HF end_of_word_suffix).",
-}
-"""Every end-of-word style with a one-line description (used by ``whitespace_eow``)."""
+END_OF_WORD: Mapping[str, str] = OPTIONS["end_of_word"].choices
+"""Every end-of-word style with a one-line description (used by ``whitespace_eow``; a view of ``OPTIONS``)."""
 
 SHIFT = 1 << 24
 """Pair keys are ``left_id * SHIFT + right_id``; the vocabulary stays below 16.7M ids."""

@@ -162,6 +162,28 @@ def test_modes_are_objects_with_their_names():
     assert reexported_fallbacks is FALLBACKS and reexported_orders is ORDERS
 
 
+def test_each_option_table_is_a_view_of_OPTIONS():
+    """Issue 11, options in one place: every per-option table reads its values and descriptions
+    from ``bpe_core.options.OPTIONS`` (written once), and so do the mode objects' descriptions."""
+    from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS
+    from bpe_core.checking import TIE_RULES
+    from bpe_core.options import OPTIONS
+
+    views = {
+        "pretokenizer": PRETOKENIZERS,
+        "unit": UNITS,
+        "end_of_word": END_OF_WORD,
+        "tie_break": TIE_BREAKS,
+        "fallback": FALLBACKS,
+        "order": ORDERS,
+    }
+    for name, view in views.items():
+        assert view is OPTIONS[name].choices, name
+    assert {name: p.description for name, p in FALLBACK_POLICIES.items()} == dict(FALLBACKS)
+    assert {name: m.description for name, m in MERGE_ORDERS.items()} == dict(ORDERS)
+    assert TIE_RULES == tuple(TIE_BREAKS)
+
+
 def test_explanations_are_pure_functions():
     tok = train("hug pug bug", num_merges=2).tokenizer
     assert encode_trace(tok, "hugs") == tok.encode_with_trace("hugs")

@@ -12,11 +12,15 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .encoder import Tokenizer
 from .errors import BPEError
 from .options import OPTIONS
+from .result import TrainResult
+from .trace import MergeSummary, Pair
 from .trainer import train
 from .word_count_file import parse_word_counts
+
+MAX_TIED = 10
+"""How many tied pairs each merge lists (``num_tied`` counts them all)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -105,17 +109,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             tie_break=args.tie_break,
             min_frequency=args.min_frequency,
             special_tokens=args.special,
+            max_tied=MAX_TIED,
         )
     except (OSError, BPEError, TypeError) as exc:
         print(f"python -m bpe_core: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(_as_json(result.steps, result.tokenizer, result.stop_reason), ensure_ascii=False, indent=1))
+        print(json.dumps(_as_json(result), ensure_ascii=False, indent=1))
         return 0
     print(f"# {len(result.merges)} merges, tie rule {args.tie_break}, vocabulary {len(result.vocab)}")
     print(f"{'rank':>5}  {'left':<14} {'right':<14} {'token':<18} {'count':>8} {'replaced':>9}  ties")
-    for s in result.steps:
-        ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in s.tied[1:4])
+    for s in result.summaries:
+        tied = _tied(result, s)
+        ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in tied[1:4])
         if s.num_tied > 4:
             ties += ", ..."
         print(f"{s.rank:>5}  {s.pair[0]:<14} {s.pair[1]:<14} {s.token:<18} {s.count:>8} {s.replacements:>9}  {ties}")
@@ -124,7 +130,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _as_json(steps: Sequence, tokenizer: Tokenizer, stop_reason: str | None) -> dict:
+def _tied(result: TrainResult, summary: MergeSummary) -> list[Pair]:
+    """The tied pairs a merge lists (``MergeStep.tied``, winner first), rebuilt only where there was a tie.
+
+    A run lists its merges from :attr:`TrainResult.summaries` (cheap headline
+    numbers) and asks :meth:`TrainResult.tied_at` only for the merges whose
+    count several pairs shared, instead of building every full step (top
+    pairs, rewritten words) as ``result.steps`` would.
+    """
+    if summary.num_tied == 1:
+        return [summary.pair]
+    return result.tied_at(summary.rank)[:MAX_TIED]
+
+
+def _as_json(result: TrainResult) -> dict:
     return {
         "merges": [
             {
@@ -135,12 +154,12 @@ def _as_json(steps: Sequence, tokenizer: Tokenizer, stop_reason: str | None) -> 
                 "count": s.count,
                 "replacements": s.replacements,
                 "num_tied": s.num_tied,
-                "tied": [list(p) for p in s.tied],
+                "tied": [list(p) for p in _tied(result, s)],
             }
-            for s in steps
+            for s in result.summaries
         ],
-        "vocab_size": len(tokenizer),
-        "stop_reason": stop_reason,
+        "vocab_size": len(result.tokenizer),
+        "stop_reason": result.stop_reason,
     }
 
 

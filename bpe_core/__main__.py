@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from .errors import BPEError
 from .options import OPTIONS
 from .result import TrainResult
-from .trace import MergeSummary, Pair
 from .trainer import train
 from .word_count_file import parse_word_counts
 
@@ -119,8 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     print(f"# {len(result.merges)} merges, tie rule {args.tie_break}, vocabulary {len(result.vocab)}")
     print(f"{'rank':>5}  {'left':<14} {'right':<14} {'token':<18} {'count':>8} {'replaced':>9}  ties")
-    for s in result.summaries:
-        tied = _tied(result, s)
+    for s, tied in zip(result.summaries, result.tied_lists(MAX_TIED)):
         ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in tied[1:4])
         if s.num_tied > 4:
             ties += ", ..."
@@ -130,20 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _tied(result: TrainResult, summary: MergeSummary) -> list[Pair]:
-    """The tied pairs a merge lists (``MergeStep.tied``, winner first), rebuilt only where there was a tie.
-
-    A run lists its merges from :attr:`TrainResult.summaries` (cheap headline
-    numbers) and asks :meth:`TrainResult.tied_at` only for the merges whose
-    count several pairs shared, instead of building every full step (top
-    pairs, rewritten words) as ``result.steps`` would.
-    """
-    if summary.num_tied == 1:
-        return [summary.pair]
-    return result.tied_at(summary.rank)[:MAX_TIED]
-
-
 def _as_json(result: TrainResult) -> dict:
+    """The run as JSON, listed from ``summaries`` and ``tied_lists`` (cheap) rather than every full step."""
     return {
         "merges": [
             {
@@ -154,9 +140,9 @@ def _as_json(result: TrainResult) -> dict:
                 "count": s.count,
                 "replacements": s.replacements,
                 "num_tied": s.num_tied,
-                "tied": [list(p) for p in _tied(result, s)],
+                "tied": [list(p) for p in tied],
             }
-            for s in result.summaries
+            for s, tied in zip(result.summaries, result.tied_lists(MAX_TIED))
         ],
         "vocab_size": len(result.tokenizer),
         "stop_reason": result.stop_reason,

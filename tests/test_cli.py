@@ -158,6 +158,14 @@ def test_listing_from_summaries_equals_the_full_steps(corpus, options, tie_break
         max_tied=MAX_TIED,
     )
     expected, rows = _listed_from_steps(result)
+    assert result.tied_lists() == [result.tied_at(k) for k in range(result.num_merges)]
     assert printed == expected
     assert [line.rstrip() for line in table if not line.startswith("#")] == [row.rstrip() for row in rows]
     assert any(m["num_tied"] > MAX_TIED for m in printed["merges"]) or corpus != "shakespeare_excerpt.txt"
+
+
+def test_tied_lists_of_a_run_without_trace_name_the_winner_alone():
+    from bpe_core import train
+
+    result = train(LOW, num_merges=5, trace=False)
+    assert result.tied_lists() == [[pair] for pair in result.merges]

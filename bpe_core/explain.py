@@ -20,7 +20,7 @@ from typing import Protocol
 from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
 from .model import MergeModel
 from .pipeline import AllowedSpecial, PreTokenizer, SpecialTokens
-from .spelling import UNK, FallbackLog, Temporaries
+from .spelling import FallbackLog, Temporaries
 from .symbols import utf8
 from .trace import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, RoundTrip, RuleApplication
 
@@ -145,7 +145,7 @@ def _trace_piece(
     record: Record = []
     final = model.rules.apply(list(initial), order, record)
     full = len(initial) <= TRACE_SYMBOLS
-    if not log or model.fallback != "keep":  # no temporary id: plain lookups, no fallback path
+    if not log or not model.policy.temporary:  # no temporary id: plain lookups, no fallback path
         names = _plain_names(model.table.strings)
     steps = tuple(_application(model, rank, sites, before, after, full, names) for rank, sites, before, after in record)
     run = _Run(model, order, initial, final, record, full, names)
@@ -176,7 +176,7 @@ def _application(
     names: Callable[[Sequence[int]], tuple[str, ...]],
 ) -> RuleApplication:
     a, b, new = model.merge_ids[rank]
-    if model.merge_by == "bytes" and sites and len(before) == len(after) + len(sites):
+    if model.rules.by_bytes and sites and len(before) == len(after) + len(sites):
         a, b = before[sites[0]], before[sites[0] + 1]  # tiktoken joins whichever two pieces spell the token
     strings = model.table.strings  # a rule's symbols are never temporary
     return RuleApplication(
@@ -300,18 +300,10 @@ class _Run:
 
 def _fallbacks(model: MergeModel, chunk: str, final: list[int], log: FallbackLog) -> tuple[Fallback, ...]:
     """The characters of a pre-token that did not become one base symbol of their own."""
-    if model.unit == "char":
-        out = []
-        for offset, ch, kind in log:
-            if kind == "unk":
-                tokens: tuple[str, ...] = (UNK,)
-            elif kind == "bytes":
-                tokens = tuple(f"<0x{b:02X}>" for b in utf8(ch))
-            else:
-                tokens = (ch,)
-            out.append(Fallback(ch, offset, kind, utf8(ch), tokens, False))
-        return tuple(out)
-    return _raw_bytes(model, chunk, final)
+    if model.table.byte_level:
+        return _raw_bytes(model, chunk, final)
+    tokens = model.policy.tokens
+    return tuple(Fallback(ch, offset, kind, utf8(ch), tokens(ch), False) for offset, ch, kind in log)
 
 
 def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallback, ...]:
@@ -431,7 +423,7 @@ def _difference(tokenizer: TokenizerParts, trace: EncodeTrace, text: str, decode
     if fell is not None and fell[1].kind == "unk":
         reason = f"character {fell[1].char!r} at position {fell[0]} is not in the alphabet and was encoded as <unk>"
         return min(pos, fell[0]), reason
-    if fell is not None and tokenizer.end_of_word == "attached":
+    if fell is not None and tokenizer.model.table.marker_layout.twins:
         char = fell[1].char
         known = char in tokenizer.model.speller.alphabet.char_ids
         why = "never ended a word in training" if known else "is not in the alphabet"

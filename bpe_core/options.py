@@ -298,6 +298,15 @@ OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 """Every option by its keyword name."""
 
 
+MARKING_PRETOKENIZERS = frozenset({"whitespace_eow"})
+"""The pre-tokenizers that put the end-of-word marker on their words (the others ignore ``end_of_word``)."""
+
+
+def marker_style(pretokenizer: str, end_of_word: str | None) -> str | None:
+    """The end-of-word style a pre-tokenizer really uses: ``end_of_word`` for ``whitespace_eow``, else ``None``."""
+    return end_of_word if pretokenizer in MARKING_PRETOKENIZERS else None
+
+
 def choices(name: str) -> dict[str, str]:
     """The allowed values of option ``name`` with their one-line descriptions (a fresh dict)."""
     return dict(OPTIONS[name].choices)

@@ -135,11 +135,13 @@ class FallbackPolicy:
         name: the public name (``"keep"``, ``"unk"``, ``"bytes"``).
         kind: the :class:`~bpe_core.trace.Fallback` kind it records.
         description: one line for help texts.
+        temporary: True when an unseen character gets a temporary id (``keep``).
     """
 
     name = ""
     kind = ""
     description = ""
+    temporary = False
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         """Append this policy's tokens to a char-unit table being built; return ``(unk_id, byte_fallback_ids)``."""
@@ -152,6 +154,10 @@ class FallbackPolicy:
     def unknown(self, ch: str, alphabet: Alphabet, temporaries: Temporaries) -> list[int]:
         """The symbols standing for ``ch``, a character outside the alphabet."""
         raise NotImplementedError
+
+    def tokens(self, ch: str) -> tuple[str, ...]:
+        """The display strings of the tokens standing for the unseen character ``ch``."""
+        return (ch,)
 
     def word_end(self, ch: str, alphabet: Alphabet) -> list[int]:
         """The symbols standing for a known word-final ``ch`` whose twin ``ch</w>`` does not exist."""
@@ -167,6 +173,7 @@ class KeepFallback(FallbackPolicy):
     name = "keep"
     kind = "kept"
     description = OPTIONS["fallback"].choices["keep"]
+    temporary = True
 
     def keeps_twins(self) -> bool:
         return True
@@ -193,6 +200,9 @@ class UnkFallback(FallbackPolicy):
     def unknown(self, ch: str, alphabet: Alphabet, temporaries: Temporaries) -> list[int]:
         return [alphabet.unk_id]  # type: ignore[list-item]
 
+    def tokens(self, ch: str) -> tuple[str, ...]:
+        return (UNK,)
+
 
 class BytesFallback(FallbackPolicy):
     """SentencePiece / Llama byte fallback: an unseen character is spelled as ``<0xNN>`` tokens."""
@@ -207,6 +217,9 @@ class BytesFallback(FallbackPolicy):
     def unknown(self, ch: str, alphabet: Alphabet, temporaries: Temporaries) -> list[int]:
         ids = alphabet.byte_fallback_ids
         return [ids[b] for b in utf8(ch)]
+
+    def tokens(self, ch: str) -> tuple[str, ...]:
+        return tuple(f"<0x{b:02X}>" for b in utf8(ch))
 
 
 FALLBACK_POLICIES: dict[str, FallbackPolicy] = {p.name: p for p in (KeepFallback(), UnkFallback(), BytesFallback())}
@@ -346,7 +359,7 @@ class Speller:
 def alphabet_of(table: SymbolTable, unk_id: int | None, byte_fallback_ids: Iterable[int]) -> Alphabet:
     """The :class:`Alphabet` of a finished table (its fallback tokens already appended)."""
     return Alphabet(
-        byte_unit=table.unit == "byte",
+        byte_unit=table.byte_level,
         char_ids=dict(table.char_ids),
         byte_ids=tuple(table.byte_ids),
         final_ids=dict(table.final_ids),

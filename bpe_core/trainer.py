@@ -30,7 +30,7 @@ from .corpus import Corpus, word_counts
 from .encoder import Tokenizer
 from .errors import BudgetError
 from .memory import MemoryWatch
-from .options import check_training
+from .options import check_training, marker_style
 from .recorder import Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
 from .symbols import SHIFT, SymbolTable, spell_corpus
@@ -185,8 +185,7 @@ def _train(
 ) -> TrainResult:
     """The body of :func:`train`, on validated options, with the garbage collector paused."""
     counts = word_counts(corpus, pretokenizer, specials)
-    eow = end_of_word if pretokenizer == "whitespace_eow" else None
-    table, words = spell_corpus(counts, unit, eow, specials)
+    table, words = spell_corpus(counts, unit, marker_style(pretokenizer, end_of_word), specials)
     num_merges = _merges_for_budget(table, num_merges, vocab_size)
     config = TrainConfig(
         pretokenizer=pretokenizer,

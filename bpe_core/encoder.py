@@ -490,39 +490,26 @@ class Tokenizer:
         mode = merge_order(order)
         pieces = self.specials.split(text, allowed_special)
         if self.model.fast_path(mode):
-            return self._encode_fast(pieces, mode)
+            try:
+                return self._encode_pieces(pieces, mode, None)
+            except UnicodeEncodeError as exc:  # a lone surrogate
+                self.model.spell(exc.object)  # raises the OptionError that names it
+                raise
         if temporaries is None:
             temporaries = Temporaries(len(self.model))
-        out = self._encode_spelled(pieces, mode, temporaries)
+        out = self._encode_pieces(pieces, mode, temporaries)
         return IdsWithTemporaries(out, temporaries) if len(temporaries) else out
 
-    def _encode_fast(self, pieces: list[tuple[str, bool]], mode: MergeOrder) -> list[int]:
-        """Byte unit, no marker, rank order: the specialised chunk encoder, no temporaries."""
-        out: list[int] = []
-        special_ids = self.specials.ids
-        split = self.pre_tokenizer.split
-        cache = self.model.cache(mode)
-        new_ids = self.model.chunk_encoder(mode)
-        try:
-            for piece, special in pieces:
-                if special:
-                    out.append(special_ids[piece])
-                    continue
-                for chunk in split(piece):
-                    ids = cache.get(chunk)
-                    if ids is None:
-                        ids = new_ids(chunk)  # type: ignore[call-arg]
-                        if len(cache) >= CACHE_LIMIT:
-                            cache.clear()
-                        cache[chunk] = ids
-                    out.extend(ids)
-        except UnicodeEncodeError as exc:  # a lone surrogate
-            self.model.spell(exc.object)  # raises the OptionError that names it
-            raise
-        return out
+    def _encode_pieces(
+        self, pieces: list[tuple[str, bool]], mode: MergeOrder, temporaries: Temporaries | None
+    ) -> list[int]:
+        """The encode loop: a special token is its id; every other pre-token goes through the model's cache.
 
-    def _encode_spelled(self, pieces: list[tuple[str, bool]], mode: MergeOrder, temporaries: Temporaries) -> list[int]:
-        """Every other tokenizer: spell (with fallback and marker), merge; cache what holds no temporary id."""
+        ``temporaries`` is ``None`` on the model's fast path (byte unit, no
+        marker, rank order: the chunk encoder takes the chunk alone and every
+        result is cached); otherwise a pre-token's ids are cached only if
+        spelling it handed out no temporary id.
+        """
         out: list[int] = []
         special_ids = self.specials.ids
         split = self.pre_tokenizer.split
@@ -535,12 +522,17 @@ class Tokenizer:
             for chunk in split(piece):
                 ids = cache.get(chunk)
                 if ids is None:
-                    seen = temporaries.lookups
-                    ids = new_ids(chunk, temporaries)  # type: ignore[call-arg]
-                    if temporaries.lookups == seen:
-                        if len(cache) >= CACHE_LIMIT:
-                            cache.clear()
-                        cache[chunk] = ids
+                    if temporaries is None:
+                        ids = new_ids(chunk)  # type: ignore[call-arg]
+                    else:
+                        seen = temporaries.lookups
+                        ids = new_ids(chunk, temporaries)  # type: ignore[call-arg]
+                        if temporaries.lookups != seen:  # holds a temporary id: not cached
+                            out.extend(ids)
+                            continue
+                    if len(cache) >= CACHE_LIMIT:
+                        cache.clear()
+                    cache[chunk] = ids
                 out.extend(ids)
         return out
 

@@ -12,11 +12,14 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .encoder import Tokenizer
 from .errors import BPEError
 from .options import OPTIONS
+from .result import TrainResult
 from .trainer import train
 from .word_count_file import parse_word_counts
+
+MAX_TIED = 10
+"""How many tied pairs each merge lists (``num_tied`` counts them all)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -105,17 +108,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             tie_break=args.tie_break,
             min_frequency=args.min_frequency,
             special_tokens=args.special,
+            max_tied=MAX_TIED,
         )
     except (OSError, BPEError, TypeError) as exc:
         print(f"python -m bpe_core: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(_as_json(result.steps, result.tokenizer, result.stop_reason), ensure_ascii=False, indent=1))
+        print(json.dumps(_as_json(result), ensure_ascii=False, indent=1))
         return 0
     print(f"# {len(result.merges)} merges, tie rule {args.tie_break}, vocabulary {len(result.vocab)}")
     print(f"{'rank':>5}  {'left':<14} {'right':<14} {'token':<18} {'count':>8} {'replaced':>9}  ties")
-    for s in result.steps:
-        ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in s.tied[1:4])
+    for s, tied in zip(result.summaries, result.tied_lists(MAX_TIED)):
+        ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in tied[1:4])
         if s.num_tied > 4:
             ties += ", ..."
         print(f"{s.rank:>5}  {s.pair[0]:<14} {s.pair[1]:<14} {s.token:<18} {s.count:>8} {s.replacements:>9}  {ties}")
@@ -124,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _as_json(steps: Sequence, tokenizer: Tokenizer, stop_reason: str | None) -> dict:
+def _as_json(result: TrainResult) -> dict:
+    """The run as JSON, listed from ``summaries`` and ``tied_lists`` (cheap) rather than every full step."""
     return {
         "merges": [
             {
@@ -135,12 +140,12 @@ def _as_json(steps: Sequence, tokenizer: Tokenizer, stop_reason: str | None) -> 
                 "count": s.count,
                 "replacements": s.replacements,
                 "num_tied": s.num_tied,
-                "tied": [list(p) for p in s.tied],
+                "tied": [list(p) for p in tied],
             }
-            for s in steps
+            for s, tied in zip(result.summaries, result.tied_lists(MAX_TIED))
         ],
-        "vocab_size": len(tokenizer),
-        "stop_reason": stop_reason,
+        "vocab_size": len(result.tokenizer),
+        "stop_reason": result.stop_reason,
     }
 
 

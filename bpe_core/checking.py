@@ -28,6 +28,7 @@ from itertools import product
 from .corpus import Corpus
 from .encoder import Tokenizer
 from .errors import BPEError, OptionError
+from .options import OPTIONS
 from .result import TrainResult
 from .trace import Pair
 from .trainer import train
@@ -46,8 +47,8 @@ PRETOKENIZER_CHOICES: tuple[tuple[str, str], ...] = (
 """The ``(pretokenizer, end_of_word)`` combinations :func:`find_settings` tries (``end_of_word`` only
 matters for ``whitespace_eow``)."""
 
-TIE_RULES: tuple[str, ...] = ("first_seen", "alphabetical", "subword_nmt", "hf_tokenizers")
-"""The tie rules :func:`find_settings` tries (see :mod:`bpe_core.tiebreak`)."""
+TIE_RULES: tuple[str, ...] = tuple(OPTIONS["tie_break"].choices)
+"""The tie rules :func:`find_settings` tries: every one (see :mod:`bpe_core.tiebreak`)."""
 
 MIN_FREQUENCIES: tuple[int, ...] = (1, 2)
 """The minimum frequencies :func:`find_settings` tries."""

@@ -32,10 +32,11 @@ from .byte_level import unicode_to_bytes
 from .errors import MergeTableError, OptionError, TokenIdError
 from .merging import ORDERS, MergeOrder, merge_order
 from .model import CACHE_LIMIT, MergeModel
+from .options import marker_style
 from .pipeline import AllowedSpecial, Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import budgeted, check_pretokenizer
 from .spelling import FALLBACKS, UNK, IdsWithTemporaries, Temporaries, fallback_policy
-from .symbols import END_OF_WORD, MARKER, UNITS, SymbolTable, check_option
+from .symbols import END_OF_WORD, MARKER_LAYOUTS, UNIT_KINDS, UNITS, SymbolTable, check_option
 from .trace import EncodeTrace, OrderDifference, RoundTrip, TrainConfig
 
 __all__ = ["FALLBACKS", "ORDERS", "UNK", "AllowedSpecial", "Encoder", "Tokenizer", "register_file_loader"]
@@ -220,7 +221,7 @@ class Tokenizer:
         check_pretokenizer(pretokenizer)
         check_option("unit", unit, UNITS)
         check_option("end_of_word", end_of_word, END_OF_WORD)
-        eow = end_of_word if pretokenizer == "whitespace_eow" else None
+        eow = marker_style(pretokenizer, end_of_word)
         rules = _check_rules(merges)
         table, merge_ids = _table_from_rules(rules, unit, eow, special_tokens, alphabet)
         return cls(table, merge_ids, pretokenizer=pretokenizer, fallback=fallback, pattern=pattern, name=name)
@@ -502,39 +503,26 @@ class Tokenizer:
         mode = merge_order(order)
         pieces = self.specials.split(text, allowed_special)
         if self.model.fast_path(mode):
-            return self._encode_fast(pieces, mode)
+            try:
+                return self._encode_pieces(pieces, mode, None)
+            except UnicodeEncodeError as exc:  # a lone surrogate
+                self.model.spell(exc.object)  # raises the OptionError that names it
+                raise
         if temporaries is None:
             temporaries = Temporaries(len(self.model))
-        out = self._encode_spelled(pieces, mode, temporaries)
+        out = self._encode_pieces(pieces, mode, temporaries)
         return IdsWithTemporaries(out, temporaries) if len(temporaries) else out
 
-    def _encode_fast(self, pieces: list[tuple[str, bool]], mode: MergeOrder) -> list[int]:
-        """Byte unit, no marker, rank order: the specialised chunk encoder, no temporaries."""
-        out: list[int] = []
-        special_ids = self.specials.ids
-        split = self.pre_tokenizer.split
-        cache = self.model.cache(mode)
-        new_ids = self.model.chunk_encoder(mode)
-        try:
-            for piece, special in pieces:
-                if special:
-                    out.append(special_ids[piece])
-                    continue
-                for chunk in split(piece):
-                    ids = cache.get(chunk)
-                    if ids is None:
-                        ids = new_ids(chunk)  # type: ignore[call-arg]
-                        if len(cache) >= CACHE_LIMIT:
-                            cache.clear()
-                        cache[chunk] = ids
-                    out.extend(ids)
-        except UnicodeEncodeError as exc:  # a lone surrogate
-            self.model.spell(exc.object)  # raises the OptionError that names it
-            raise
-        return out
+    def _encode_pieces(
+        self, pieces: list[tuple[str, bool]], mode: MergeOrder, temporaries: Temporaries | None
+    ) -> list[int]:
+        """The encode loop: a special token is its id; every other pre-token goes through the model's cache.
 
-    def _encode_spelled(self, pieces: list[tuple[str, bool]], mode: MergeOrder, temporaries: Temporaries) -> list[int]:
-        """Every other tokenizer: spell (with fallback and marker), merge; cache what holds no temporary id."""
+        ``temporaries`` is ``None`` on the model's fast path (byte unit, no
+        marker, rank order: the chunk encoder takes the chunk alone and every
+        result is cached); otherwise a pre-token's ids are cached only if
+        spelling it handed out no temporary id.
+        """
         out: list[int] = []
         special_ids = self.specials.ids
         split = self.pre_tokenizer.split
@@ -547,12 +535,17 @@ class Tokenizer:
             for chunk in split(piece):
                 ids = cache.get(chunk)
                 if ids is None:
-                    seen = temporaries.lookups
-                    ids = new_ids(chunk, temporaries)  # type: ignore[call-arg]
-                    if temporaries.lookups == seen:
-                        if len(cache) >= CACHE_LIMIT:
-                            cache.clear()
-                        cache[chunk] = ids
+                    if temporaries is None:
+                        ids = new_ids(chunk)  # type: ignore[call-arg]
+                    else:
+                        seen = temporaries.lookups
+                        ids = new_ids(chunk, temporaries)  # type: ignore[call-arg]
+                        if temporaries.lookups != seen:  # holds a temporary id: not cached
+                            out.extend(ids)
+                            continue
+                    if len(cache) >= CACHE_LIMIT:
+                        cache.clear()
+                    cache[chunk] = ids
                 out.extend(ids)
         return out
 
@@ -743,34 +736,27 @@ def _check_rules(merges: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return rules
 
 
-def _base_char(part: str, eow: str | None) -> str | None:
-    """The single character a base-symbol string stands for, or None."""
-    core = part[: -len(MARKER)] if eow == "attached" and part.endswith(MARKER) else part
-    if len(core) == 1 and (eow != "separate" or part != MARKER):
-        return core
-    return None
-
-
 def _alphabet_of_rules(rules: list[tuple[str, str]], unit: str, eow: str | None, chars: set[str]) -> None:
     """Check that every symbol of ``rules`` is a base symbol or formed earlier; collect char-unit bases in ``chars``."""
     byte_chars = unicode_to_bytes()
-    known: set[str] = {MARKER} if eow == "separate" else set()
+    layout, byte_level = MARKER_LAYOUTS[eow], UNIT_KINDS[unit].byte_level
+    known: set[str] = set(layout.own_symbols)
     for rank, (left, right) in enumerate(rules):
         for part in (left, right):
             if part in known:
                 continue
-            ch = _base_char(part, eow)
+            ch = layout.base_char(part)
             if ch is None:
                 raise MergeTableError(
                     f"merge rule {rank} ({left!r}, {right!r}): symbol {part!r} is neither a base "
                     "symbol nor formed by an earlier rule"
                 )
-            if unit == "byte" and ch not in byte_chars:
+            if byte_level and ch not in byte_chars:
                 raise MergeTableError(
                     f"merge rule {rank} ({left!r}, {right!r}): {ch!r} is not in the byte-level "
                     "alphabet (GPT-2 byte-to-unicode characters)"
                 )
-            if unit == "char":
+            if not byte_level:
                 chars.add(ch)
             known.add(part)
         known.add(left + right)
@@ -782,9 +768,7 @@ def _table_from_rules(
     """The symbol table and merge ids of a merge table written as strings (see :meth:`Tokenizer.from_merges`)."""
     chars: set[str] = set(alphabet)
     _alphabet_of_rules(rules, unit, eow, chars)
-    finals: set[str | int] = set()
-    if eow == "attached":
-        finals = set(range(256)) if unit == "byte" else set(chars)
+    finals = UNIT_KINDS[unit].every_unit(chars) if MARKER_LAYOUTS[eow].twins else set()
     table = SymbolTable(unit, eow, special_tokens, chars=chars, final_units=finals)
     lookup: dict[str, int] = {}
     for i in range(table.num_special, len(table)):

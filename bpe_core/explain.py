@@ -14,19 +14,61 @@ changes the tokenizer: calling one twice gives equal records.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
 from .model import MergeModel
-from .pipeline import AllowedSpecial
+from .pipeline import AllowedSpecial, Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import budgeted
-from .spelling import UNK, FallbackLog, Temporaries
+from .spelling import FallbackLog, Temporaries
 from .symbols import utf8
 from .trace import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, RoundTrip, RuleApplication
 
-if TYPE_CHECKING:
-    from .encoder import Tokenizer
+
+class TokenizerParts(Protocol):
+    """The parts of a tokenizer the explanations read; :class:`bpe_core.Tokenizer` has them all.
+
+    Typing against this protocol instead of the class keeps :mod:`bpe_core.encoder`
+    (which calls these functions for its ``encode_with_trace``, ``round_trip`` and
+    ``order_differences``) out of this module's imports: no cycle, not even for a type checker.
+    """
+
+    @property
+    def model(self) -> MergeModel:
+        """The frozen merge model (symbol table, merges, speller)."""
+        ...
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizer:
+        """Cuts text into pre-tokens."""
+        ...
+
+    @property
+    def specials(self) -> SpecialTokens:
+        """Cuts special tokens out of the text."""
+        ...
+
+    @property
+    def decoder(self) -> Decoder:
+        """Turns ids back into text."""
+        ...
+
+    def encode(
+        self,
+        text: str,
+        *,
+        order: str = "rank",
+        allowed_special: AllowedSpecial = (),
+        temporaries: Temporaries | None = None,
+    ) -> list[int]:
+        """Token ids of ``text`` (see :meth:`bpe_core.Tokenizer.encode`)."""
+        ...
+
+    def decode(self, ids: Iterable[int], errors: str = "replace", *, temporaries: Temporaries | None = None) -> str:
+        """The text of ``ids`` (see :meth:`bpe_core.Tokenizer.decode`)."""
+        ...
+
 
 TRACE_SYMBOLS = 512
 """Rule applications on longer pieces record positions but not the whole before/after spelling."""
@@ -48,7 +90,7 @@ def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[in
 
 @budgeted
 def encode_trace(
-    tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    tokenizer: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> EncodeTrace:
     """Encode text and record every rule application, blocked rule and fallback.
 
@@ -110,7 +152,7 @@ def _trace_piece(
     record: Record = []
     final = model.rules.apply(list(initial), order, record)
     full = len(initial) <= TRACE_SYMBOLS
-    if not log or model.fallback != "keep":  # no temporary id: plain lookups, no fallback path
+    if not log or not model.policy.temporary:  # no temporary id: plain lookups, no fallback path
         names = _plain_names(model.table.strings)
     steps = tuple(_application(model, rank, sites, before, after, full, names) for rank, sites, before, after in record)
     run = _Run(model, order, initial, final, record, full, names)
@@ -141,7 +183,7 @@ def _application(
     names: Callable[[Sequence[int]], tuple[str, ...]],
 ) -> RuleApplication:
     a, b, new = model.merge_ids[rank]
-    if model.merge_by == "bytes" and sites and len(before) == len(after) + len(sites):
+    if model.rules.by_bytes and sites and len(before) == len(after) + len(sites):
         a, b = before[sites[0]], before[sites[0] + 1]  # tiktoken joins whichever two pieces spell the token
     strings = model.table.strings  # a rule's symbols are never temporary
     return RuleApplication(
@@ -265,18 +307,10 @@ class _Run:
 
 def _fallbacks(model: MergeModel, chunk: str, final: list[int], log: FallbackLog) -> tuple[Fallback, ...]:
     """The characters of a pre-token that did not become one base symbol of their own."""
-    if model.unit == "char":
-        out = []
-        for offset, ch, kind in log:
-            if kind == "unk":
-                tokens: tuple[str, ...] = (UNK,)
-            elif kind == "bytes":
-                tokens = tuple(f"<0x{b:02X}>" for b in utf8(ch))
-            else:
-                tokens = (ch,)
-            out.append(Fallback(ch, offset, kind, utf8(ch), tokens, False))
-        return tuple(out)
-    return _raw_bytes(model, chunk, final)
+    if model.table.byte_level:
+        return _raw_bytes(model, chunk, final)
+    tokens = model.policy.tokens
+    return tuple(Fallback(ch, offset, kind, utf8(ch), tokens(ch), False) for offset, ch, kind in log)
 
 
 def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallback, ...]:
@@ -310,7 +344,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
 
 
 @budgeted
-def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
+def order_differences(tokenizer: TokenizerParts, text: str) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
     The two orders agree on tables that training learned from the same
@@ -347,7 +381,7 @@ def order_differences(tokenizer: Tokenizer, text: str) -> list[OrderDifference]:
 
 @budgeted
 def round_trip(
-    tokenizer: Tokenizer, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    tokenizer: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> RoundTrip:
     """Check ``decode(encode(text)) == text`` and explain the first difference.
 
@@ -380,7 +414,7 @@ def round_trip(
     return RoundTrip(False, text, decoded, pos, reason)
 
 
-def _difference(tokenizer: Tokenizer, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:
+def _difference(tokenizer: TokenizerParts, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:
     """The position and the reason of the first difference between ``text`` and ``decoded`` (at ``pos``)."""
     ch = text[pos] if pos < len(text) else ""
     got = decoded[pos] if pos < len(decoded) else ""
@@ -398,7 +432,7 @@ def _difference(tokenizer: Tokenizer, trace: EncodeTrace, text: str, decoded: st
     if fell is not None and fell[1].kind == "unk":
         reason = f"character {fell[1].char!r} at position {fell[0]} is not in the alphabet and was encoded as <unk>"
         return min(pos, fell[0]), reason
-    if fell is not None and tokenizer.end_of_word == "attached":
+    if fell is not None and tokenizer.model.table.marker_layout.twins:
         char = fell[1].char
         known = char in tokenizer.model.speller.alphabet.char_ids
         why = "never ended a word in training" if known else "is not in the alphabet"

@@ -17,11 +17,12 @@ semantics and no trace (see its docstring for each technique).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
 from .errors import OptionError
+from .options import OPTIONS
 from .symbols import SHIFT
 
 INF = 1 << 62
@@ -50,17 +51,13 @@ class MergeOrder:
     sequential: bool
 
 
-RANK = MergeOrder(
-    "rank", "Repeatedly merge the lowest-rank adjacent pair (GPT-2 encoder.py, tiktoken, Hugging Face).", False
-)
-SEQUENTIAL = MergeOrder(
-    "sequential", "Apply the merge table once, rule by rule in learned order (the textbook training loop).", True
-)
+ORDERS: Mapping[str, str] = OPTIONS["order"].choices
+"""Every merge order with a one-line description (a read-only view of :data:`bpe_core.options.OPTIONS`)."""
+
+RANK = MergeOrder("rank", ORDERS["rank"], False)
+SEQUENTIAL = MergeOrder("sequential", ORDERS["sequential"], True)
 MERGE_ORDERS: dict[str, MergeOrder] = {m.name: m for m in (RANK, SEQUENTIAL)}
 """Every merge order by name."""
-
-ORDERS: dict[str, str] = {name: m.description for name, m in MERGE_ORDERS.items()}
-"""Every merge order with a one-line description."""
 
 
 def merge_order(order: str | MergeOrder) -> MergeOrder:

@@ -78,13 +78,13 @@ class MergeModel:
         """
         policy = fallback_policy(fallback)
         check_option("merge_by", merge_by, ("pair", "bytes"))
-        if merge_by == "bytes" and table.unit != "byte":
+        if merge_by == "bytes" and not table.byte_level:
             raise OptionError('merge_by="bytes" (tiktoken semantics) needs a byte-unit table')
         work = table.copy()
         self.num_learned = len(work)
-        self.unk_id, self.byte_fallback_ids = policy.install(work) if work.unit == "char" else (None, ())
-        byte_unit = work.unit == "byte"
-        if work.end_of_word == "attached" and (byte_unit or policy.keeps_twins()):
+        byte_unit = work.byte_level
+        self.unk_id, self.byte_fallback_ids = (None, ()) if byte_unit else policy.install(work)
+        if work.marker_layout.twins and (byte_unit or policy.keeps_twins()):
             # Every base symbol gets its end-of-word twin now, after the learned ids, so a symbol that never
             # ended a word in training still ends one with its marker, under an id saved files hold too.
             for i in work.byte_ids if byte_unit else sorted(work.char_ids.values()):
@@ -252,7 +252,7 @@ class MergeModel:
 
     def fast_path(self, order: MergeOrder) -> bool:
         """True when :meth:`chunk_encoder` takes one argument (byte unit, no marker, rank order)."""
-        return not order.sequential and self.table.unit == "byte" and self.table.end_of_word is None
+        return not order.sequential and self.table.byte_level and self.table.end_of_word is None
 
     def encode_chunk(
         self, chunk: str, order: str | MergeOrder = "rank", temporaries: Temporaries | None = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 from itertools import accumulate
 
 from .corpus import Corpus, word_counts
+from .options import marker_style
 from .symbols import spell_corpus
 from .tiebreak import FirstSeen, pick, tie_rule
 from .trace import MergeStep, WordChange
@@ -40,8 +41,7 @@ def naive_train(
     it, when no pair reaches ``min_frequency``.
     """
     counts = word_counts(corpus, pretokenizer, special_tokens)
-    eow = end_of_word if pretokenizer == "whitespace_eow" else None
-    table, words = spell_corpus(counts, unit, eow, tuple(special_tokens))
+    table, words = spell_corpus(counts, unit, marker_style(pretokenizer, end_of_word), tuple(special_tokens))
     freqs = list(counts.values())
     rule = tie_rule(tie_break)
     out: list[tuple[tuple[str, str], int]] = []
@@ -100,8 +100,7 @@ def naive_steps(
     Arguments mean what they mean for :func:`bpe_core.train`.
     """
     counts = word_counts(corpus, pretokenizer, ())
-    eow = end_of_word if pretokenizer == "whitespace_eow" else None
-    table, words = spell_corpus(counts, unit, eow, ())
+    table, words = spell_corpus(counts, unit, marker_style(pretokenizer, end_of_word), ())
     texts, freqs = list(counts), list(counts.values())
     starts = [0, *accumulate(map(len, words))]
     rule = tie_rule(tie_break)

@@ -275,7 +275,8 @@ _OPTIONS = (
         "subword-nmt apply_bpe; SentencePiece byte_fallback",
         "keep",
         _choices(
-            keep="an unseen character stays a symbol of its own, as subword-nmt apply_bpe does (it gets a new id).",
+            keep="an unseen character stays a symbol of its own, as subword-nmt apply_bpe does (it gets a temporary id "
+            "past the vocabulary).",
             unk="an unseen character becomes the single token <unk>.",
             bytes="an unseen character is spelled as its UTF-8 bytes, <0xF0> <0x9F> ... (SentencePiece, Llama).",
         ),
@@ -295,6 +296,15 @@ _OPTIONS = (
 
 OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 """Every option by its keyword name."""
+
+
+MARKING_PRETOKENIZERS = frozenset({"whitespace_eow"})
+"""The pre-tokenizers that put the end-of-word marker on their words (the others ignore ``end_of_word``)."""
+
+
+def marker_style(pretokenizer: str, end_of_word: str | None) -> str | None:
+    """The end-of-word style a pre-tokenizer really uses: ``end_of_word`` for ``whitespace_eow``, else ``None``."""
+    return end_of_word if pretokenizer in MARKING_PRETOKENIZERS else None
 
 
 def choices(name: str) -> dict[str, str]:

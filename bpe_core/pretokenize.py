@@ -35,7 +35,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache, wraps
@@ -44,6 +44,7 @@ from typing import ParamSpec, TypeVar
 import regex
 
 from .errors import OptionError, PatternError
+from .options import OPTIONS
 from .text import check_text
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -55,15 +56,8 @@ GPT4_PATTERN = (
 )
 """cl100k_base's split pattern, verbatim from tiktoken ``tiktoken_ext/openai_public.py``."""
 
-PRETOKENIZERS: dict[str, str] = {
-    "whitespace_eow": "Split on whitespace; every word ends with the marker </w> (Sennrich et al. 2016).",
-    "whitespace": "Split on whitespace, no end-of-word marker: merges never cross words.",
-    "trailing_space": "Split on whitespace; each word keeps one following space (tokens like 'the ').",
-    "gpt2": "GPT-2's regex: words with their leading space, digits, punctuation (OpenAI encoder.py).",
-    "gpt4": "cl100k_base's regex (GPT-3.5/GPT-4): digit runs of at most 3, case-insensitive contractions.",
-    "none": "No pre-tokenizer: the whole text is one sequence (Gage 1994); merges may span spaces.",
-}
-"""Every pre-tokenizer name, with a one-line description for help texts."""
+PRETOKENIZERS: Mapping[str, str] = OPTIONS["pretokenizer"].choices
+"""Every pre-tokenizer name, with a one-line description for help texts (a view of ``OPTIONS``)."""
 
 REGEX_PATTERNS: dict[str, str] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
 """The split pattern of each regex pre-tokenizer."""

@@ -305,6 +305,50 @@ class TrainResult:
         s, hf, rule = self.symbol_strings, self.hf_ranks, tie_rule(self.config.tie_break)
         return [((s[a], s[b]), rule.describe(s, hf, a, b, seen.get((a, b)))) for a, b in ordered]
 
+    def tied_lists(self, limit: int | None = None) -> list[list[Pair]]:
+        """Every merge's tied pairs, winner first in tie-rule order: ``tied_at(k)[:limit]`` for each ``k``.
+
+        Built in one pass over the recorded count changes, keeping the pairs of
+        each count, so listing a whole run costs about as much as one
+        :meth:`tied_at` plus the tie keys of the tied pairs (the CLI lists runs this way).
+
+        Args:
+            limit: keep at most this many pairs per merge (``max_tied`` gives ``steps[k].tied``).
+
+        Returns:
+            One list per merge; ``[merges[k]]`` where no pair shared the winning
+            count, and for every merge of a run made with ``trace=False``.
+        """
+        trace = self.log.trace
+        if trace is None:
+            return [[pair] for pair in self.merges]
+        counts = trace.counts_at(0)
+        holding: dict[int, set[int]] = {}  # count -> the pair keys that have it
+        for key, c in counts.items():
+            holding.setdefault(c, set()).add(key)
+        s, hf, rule = self.symbol_strings, self.hf_ranks, tie_rule(self.config.tie_break)
+        out: list[list[Pair]] = []
+        for k, best in enumerate(self.log.counts):
+            keys = holding.get(best, ())
+            if len(keys) <= 1:
+                out.append([self.merges[k]])
+            else:
+                pairs = [divmod(key, SHIFT) for key in keys]
+                seen = {pair: self._first_seen(pair, k) for pair in pairs} if rule.positional else None
+                out.append([(s[a], s[b]) for a, b in rule.order(pairs, s, hf, seen)[:limit]])
+            flat = trace.changes(k)
+            for key, change in zip(flat[::2], flat[1::2]):
+                old = counts.get(key, 0)
+                new = old + change
+                if old:
+                    holding[old].discard(key)
+                if new:
+                    counts[key] = new
+                    holding.setdefault(new, set()).add(key)
+                else:
+                    del counts[key]
+        return out
+
     def _ranked(self, k: int, floor: int) -> tuple[list[tuple[int, int]], dict[tuple[int, int], FirstSeen]]:
         """The pairs counting at least ``floor`` before merge ``k``, best first by count then tie rule.
 

@@ -18,10 +18,11 @@ same text always gets the same ids whatever was encoded before.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .errors import OptionError
+from .options import OPTIONS
 from .symbols import MARKER, SymbolTable, utf8
 
 UNK = "<unk>"
@@ -134,11 +135,13 @@ class FallbackPolicy:
         name: the public name (``"keep"``, ``"unk"``, ``"bytes"``).
         kind: the :class:`~bpe_core.trace.Fallback` kind it records.
         description: one line for help texts.
+        temporary: True when an unseen character gets a temporary id (``keep``).
     """
 
     name = ""
     kind = ""
     description = ""
+    temporary = False
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         """Append this policy's tokens to a char-unit table being built; return ``(unk_id, byte_fallback_ids)``."""
@@ -151,6 +154,10 @@ class FallbackPolicy:
     def unknown(self, ch: str, alphabet: Alphabet, temporaries: Temporaries) -> list[int]:
         """The symbols standing for ``ch``, a character outside the alphabet."""
         raise NotImplementedError
+
+    def tokens(self, ch: str) -> tuple[str, ...]:
+        """The display strings of the tokens standing for the unseen character ``ch``."""
+        return (ch,)
 
     def word_end(self, ch: str, alphabet: Alphabet) -> list[int]:
         """The symbols standing for a known word-final ``ch`` whose twin ``ch</w>`` does not exist."""
@@ -165,10 +172,8 @@ class KeepFallback(FallbackPolicy):
 
     name = "keep"
     kind = "kept"
-    description = (
-        "An unseen character stays a symbol of its own, as subword-nmt apply_bpe does "
-        "(it gets a temporary id past the vocabulary)."
-    )
+    description = OPTIONS["fallback"].choices["keep"]
+    temporary = True
 
     def keeps_twins(self) -> bool:
         return True
@@ -182,7 +187,7 @@ class UnkFallback(FallbackPolicy):
 
     name = "unk"
     kind = "unk"
-    description = "An unseen character becomes the single token <unk>."
+    description = OPTIONS["fallback"].choices["unk"]
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         unk = table.special_ids.get(UNK)
@@ -195,13 +200,16 @@ class UnkFallback(FallbackPolicy):
     def unknown(self, ch: str, alphabet: Alphabet, temporaries: Temporaries) -> list[int]:
         return [alphabet.unk_id]  # type: ignore[list-item]
 
+    def tokens(self, ch: str) -> tuple[str, ...]:
+        return (UNK,)
+
 
 class BytesFallback(FallbackPolicy):
     """SentencePiece / Llama byte fallback: an unseen character is spelled as ``<0xNN>`` tokens."""
 
     name = "bytes"
     kind = "bytes"
-    description = "An unseen character is spelled as its UTF-8 bytes, <0xF0> <0x9F> ... (SentencePiece, Llama)."
+    description = OPTIONS["fallback"].choices["bytes"]
 
     def install(self, table: SymbolTable) -> tuple[int | None, tuple[int, ...]]:
         return None, tuple(table.add_token(f"<0x{b:02X}>", bytes([b])) for b in range(256))
@@ -210,12 +218,15 @@ class BytesFallback(FallbackPolicy):
         ids = alphabet.byte_fallback_ids
         return [ids[b] for b in utf8(ch)]
 
+    def tokens(self, ch: str) -> tuple[str, ...]:
+        return tuple(f"<0x{b:02X}>" for b in utf8(ch))
+
 
 FALLBACK_POLICIES: dict[str, FallbackPolicy] = {p.name: p for p in (KeepFallback(), UnkFallback(), BytesFallback())}
 """Every fallback policy by name."""
 
-FALLBACKS: dict[str, str] = {name: p.description for name, p in FALLBACK_POLICIES.items()}
-"""Every fallback for characters outside a char-level alphabet, with a one-line description."""
+FALLBACKS: Mapping[str, str] = OPTIONS["fallback"].choices
+"""Every fallback for characters outside a char-level alphabet, with a one-line description (a view of OPTIONS)."""
 
 
 def fallback_policy(name: str | FallbackPolicy) -> FallbackPolicy:
@@ -348,7 +359,7 @@ class Speller:
 def alphabet_of(table: SymbolTable, unk_id: int | None, byte_fallback_ids: Iterable[int]) -> Alphabet:
     """The :class:`Alphabet` of a finished table (its fallback tokens already appended)."""
     return Alphabet(
-        byte_unit=table.unit == "byte",
+        byte_unit=table.byte_level,
         char_ids=dict(table.char_ids),
         byte_ids=tuple(table.byte_ids),
         final_ids=dict(table.final_ids),

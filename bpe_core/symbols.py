@@ -31,25 +31,20 @@ a marked twin per byte that ends a word. The marker decodes to a single space.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .byte_level import bytes_to_unicode
 from .errors import BPEError, MergeTableError, OptionError
+from .options import OPTIONS
 
 MARKER = "</w>"
 """The end-of-word marker's display string (Sennrich et al. 2016)."""
 
-UNITS: dict[str, str] = {
-    "char": "Base symbols are Unicode characters (code points) seen in the corpus.",
-    "byte": "Base symbols are the 256 UTF-8 byte values (GPT-2 byte-level BPE); nothing is ever unknown.",
-}
-"""Every unit name with a one-line description."""
+UNITS: Mapping[str, str] = OPTIONS["unit"].choices
+"""Every unit name with a one-line description (a read-only view of :data:`bpe_core.options.OPTIONS`)."""
 
-END_OF_WORD: dict[str, str] = {
-    "separate": "</w> is a symbol of its own after each word (Sennrich et al. 2016; subword-nmt 0.1).",
-    "attached": "</w> is glued to each word's last character, 'r</w>' (subword-nmt >= 0.2, HF end_of_word_suffix).",
-}
-"""Every end-of-word style with a one-line description (used by ``whitespace_eow``)."""
+END_OF_WORD: Mapping[str, str] = OPTIONS["end_of_word"].choices
+"""Every end-of-word style with a one-line description (used by ``whitespace_eow``; a view of ``OPTIONS``)."""
 
 SHIFT = 1 << 24
 """Pair keys are ``left_id * SHIFT + right_id``; the vocabulary stays below 16.7M ids."""
@@ -150,26 +145,12 @@ class SymbolTable:
         self.num_special = len(self.strings)
         self.char_ids: dict[str, int] = {}
         self.byte_ids: list[int] = []
-        if unit == "byte":
-            table = bytes_to_unicode()
-            for b in range(256):
-                self.byte_ids.append(self._add(table[b], bytes([b])))
-        else:
-            for ch in sorted(set(chars)):
-                self.char_ids[ch] = self._add(ch, utf8(ch))
+        self.unit_kind.add_alphabet(self, chars)
         self.final_ids: dict[int, int] = {}
         self.marker_id: int | None = None
-        if end_of_word == "separate":
-            self.marker_id = self._add(MARKER, b" ", ends_word=True)
-        elif end_of_word == "attached":
-            if unit == "byte":
-                base_ids = [self.byte_ids[b] for b in sorted({int(u) for u in final_units})]
-            else:
-                base_ids = sorted(self.char_ids[str(c)] for c in set(final_units))
-            for base in base_ids:
-                self.final_ids[base] = self._add(self.strings[base] + MARKER, self.data[base] + b" ", ends_word=True)
+        self.marker_layout.add_symbols(self, final_units)
         self.num_base = len(self.strings)
-        self.hf_rank = self._hf_ranks()
+        self.hf_rank = self.unit_kind.hf_ranks(self)
 
     @classmethod
     def from_vocab(
@@ -257,23 +238,7 @@ class SymbolTable:
         """
         self.char_ids = {}
         self.byte_ids = []
-        data, marked = self.data, self.ends_word
-        if self.unit == "byte":
-            found: dict[int, int] = {}
-            for i in ordered:
-                raw = data[i]
-                if len(raw) == 1 and not marked[i] and raw[0] not in found:
-                    found[raw[0]] = i
-            missing = [b for b in range(256) if b not in found]
-            if missing:
-                raise missing_bytes_error(missing)
-            self.byte_ids = [found[b] for b in range(256)]
-            return list(self.byte_ids)
-        for i in ordered:
-            string = self.strings[i]
-            if len(string) == 1 and not marked[i] and string not in self.char_ids:
-                self.char_ids[string] = i
-        return list(self.char_ids.values())
+        return self.unit_kind.find_alphabet(self, ordered)
 
     def _find_markers(self, ordered: list[int]) -> list[int]:
         """:meth:`from_vocab`: find ``marker_id`` or the ``final_ids`` twins among the non-special ids; return them.
@@ -283,38 +248,28 @@ class SymbolTable:
         """
         self.final_ids = {}
         self.marker_id = None
-        strings, marked = self.strings, self.ends_word
-        if self.end_of_word == "separate":
-            self.marker_id = next((i for i in ordered if marked[i] and strings[i] == MARKER), None)
-            if self.marker_id is None:
-                raise MergeTableError(f"a table with a separate end-of-word marker needs the token {MARKER!r}")
-            return [self.marker_id]
-        found = []
-        if self.end_of_word == "attached":
-            for i in (i for i in ordered if marked[i]):
-                core = strings[i][: -len(MARKER)] if strings[i].endswith(MARKER) else ""
-                if len(core) != 1:
-                    continue
-                plain = self.byte_ids[self.data[i][0]] if self.unit == "byte" else self.char_ids.get(core)
-                if plain is not None and plain not in self.final_ids:
-                    self.final_ids[plain] = i
-                    found.append(i)
-        return found
+        return self.marker_layout.find(self, ordered)
+
+    @property
+    def unit_kind(self) -> UnitKind:
+        """The :class:`UnitKind` object of :attr:`unit` (what the base symbols are)."""
+        return UNIT_KINDS[self.unit]
+
+    @property
+    def marker_layout(self) -> MarkerLayout:
+        """The :class:`MarkerLayout` object of :attr:`end_of_word` (where the marker symbols are)."""
+        return MARKER_LAYOUTS[self.end_of_word]
+
+    @property
+    def byte_level(self) -> bool:
+        """True for the byte unit (256 byte symbols: no character is ever unknown)."""
+        return self.unit_kind.byte_level
 
     def _add(self, string: str, data: bytes, ends_word: bool = False) -> int:
         self.strings.append(string)
         self.data.append(data)
         self.ends_word.append(ends_word)
         return len(self.strings) - 1
-
-    def _hf_ranks(self) -> list[int]:
-        ranks = list(range(len(self.strings)))
-        if self.unit == "byte":
-            first = self.num_special
-            order = sorted(range(first, first + 256), key=lambda i: self.strings[i])
-            for rank, i in enumerate(order, start=first):
-                ranks[i] = rank
-        return ranks
 
     def copy(self) -> SymbolTable:
         """An independent copy (adding symbols to it leaves this table alone)."""
@@ -386,19 +341,267 @@ class SymbolTable:
             KeyError: a character is not in the alphabet (char unit).
             UnicodeEncodeError: the chunk holds a lone surrogate (byte unit).
         """
-        if self.unit == "byte":
-            byte_ids = self.byte_ids
-            return [byte_ids[b] for b in chunk.encode("utf-8")]
-        ids = self.char_ids
-        return [ids[ch] for ch in chunk]
+        return list(map(self.unit_kind.lookup(self), self.unit_kind.units_of(chunk)))
 
     def add_marker(self, syms: list[int]) -> list[int]:
         """Apply the end-of-word marker to a word's base symbols (in place; returned)."""
-        if self.end_of_word == "separate":
-            syms.append(self.marker_id)  # type: ignore[arg-type]
-        elif self.end_of_word == "attached" and syms:
-            syms[-1] = self.final_ids[syms[-1]]
+        self.marker_layout.mark_all(self, [syms])
         return syms
+
+
+# ---------------------------------------------------------------- units and marker layouts
+
+
+class UnitKind:
+    """What a table's base symbols are: one object per unit (:data:`UNIT_KINDS`), so the table
+    asks it instead of comparing unit names.
+
+    Attributes:
+        name: the public name (``"char"``, ``"byte"``).
+        byte_level: True when the alphabet is the 256 byte values (nothing is unknown).
+    """
+
+    name = ""
+    byte_level = False
+
+    def add_alphabet(self, table: SymbolTable, chars: Iterable[str]) -> None:
+        """Append the base alphabet to a table being built (``chars``: the char unit's characters)."""
+        raise NotImplementedError
+
+    def find_alphabet(self, table: SymbolTable, ordered: list[int]) -> list[int]:
+        """Fill ``char_ids``/``byte_ids`` of a table with given ids from its non-special ids (ascending).
+
+        Returns:
+            The base symbols found.
+        """
+        raise NotImplementedError
+
+    def twin_bases(self, table: SymbolTable, final_units: Iterable[str | int]) -> list[int]:
+        """The ids of the base symbols that get an end-of-word twin, in id order."""
+        raise NotImplementedError
+
+    def plain_of(self, table: SymbolTable, twin: int, core: str) -> int | None:
+        """The plain base symbol of the marked single-unit token ``twin`` (display string ``core + </w>``)."""
+        raise NotImplementedError
+
+    def hf_ranks(self, table: SymbolTable) -> list[int]:
+        """Id -> the id Hugging Face ``BpeTrainer`` gives it (the identity unless the unit says otherwise)."""
+        return list(range(len(table.strings)))
+
+    def units_of(self, word: str) -> Iterable[str] | bytes:
+        """A word's base units: its characters or its UTF-8 bytes.
+
+        Raises:
+            UnicodeEncodeError: byte unit, a lone surrogate.
+        """
+        raise NotImplementedError
+
+    def lookup(self, table: SymbolTable) -> Callable[[object], int]:
+        """``id_of(unit)``: the base symbol of one unit (a bound lookup, fast under ``map``)."""
+        raise NotImplementedError
+
+    def every_unit(self, chars: Iterable[str]) -> set[str | int]:
+        """Every base unit of an alphabet holding ``chars`` (the twins a table needs when any unit may end a word)."""
+        raise NotImplementedError
+
+    def corpus_finals(self, words: Iterable[str]) -> set[str | int]:
+        """The units that need an end-of-word twin for a corpus of ``words`` (attached marker)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<unit {self.name}>"
+
+
+class CharUnit(UnitKind):
+    """Base symbols are the Unicode characters seen (Sennrich et al. 2016), sorted by code point."""
+
+    name = "char"
+
+    def add_alphabet(self, table: SymbolTable, chars: Iterable[str]) -> None:
+        for ch in sorted(set(chars)):
+            table.char_ids[ch] = table._add(ch, utf8(ch))
+
+    def find_alphabet(self, table: SymbolTable, ordered: list[int]) -> list[int]:
+        strings, marked, char_ids = table.strings, table.ends_word, table.char_ids
+        for i in ordered:
+            string = strings[i]
+            if len(string) == 1 and not marked[i] and string not in char_ids:
+                char_ids[string] = i
+        return list(char_ids.values())
+
+    def twin_bases(self, table: SymbolTable, final_units: Iterable[str | int]) -> list[int]:
+        return sorted(table.char_ids[str(c)] for c in set(final_units))
+
+    def plain_of(self, table: SymbolTable, twin: int, core: str) -> int | None:
+        return table.char_ids.get(core)
+
+    def units_of(self, word: str) -> str:
+        return word
+
+    def lookup(self, table: SymbolTable) -> Callable[[object], int]:
+        return table.char_ids.__getitem__  # type: ignore[return-value]
+
+    def every_unit(self, chars: Iterable[str]) -> set[str | int]:
+        return set(chars)
+
+    def corpus_finals(self, words: Iterable[str]) -> set[str | int]:
+        return {w[-1] for w in words}
+
+
+class ByteUnit(UnitKind):
+    """Base symbols are the 256 byte values (GPT-2 byte-level BPE), shown in GPT-2's byte-to-unicode alphabet."""
+
+    name = "byte"
+    byte_level = True
+
+    def add_alphabet(self, table: SymbolTable, chars: Iterable[str]) -> None:
+        rendered = bytes_to_unicode()
+        for b in range(256):
+            table.byte_ids.append(table._add(rendered[b], bytes([b])))
+
+    def find_alphabet(self, table: SymbolTable, ordered: list[int]) -> list[int]:
+        data, marked = table.data, table.ends_word
+        found: dict[int, int] = {}
+        for i in ordered:
+            raw = data[i]
+            if len(raw) == 1 and not marked[i] and raw[0] not in found:
+                found[raw[0]] = i
+        missing = [b for b in range(256) if b not in found]
+        if missing:
+            raise missing_bytes_error(missing)
+        table.byte_ids = [found[b] for b in range(256)]
+        return list(table.byte_ids)
+
+    def twin_bases(self, table: SymbolTable, final_units: Iterable[str | int]) -> list[int]:
+        return [table.byte_ids[b] for b in sorted({int(u) for u in final_units})]
+
+    def plain_of(self, table: SymbolTable, twin: int, core: str) -> int | None:
+        return table.byte_ids[table.data[twin][0]]
+
+    def hf_ranks(self, table: SymbolTable) -> list[int]:
+        """Hugging Face sorts the byte alphabet by its rendered character."""
+        ranks = list(range(len(table.strings)))
+        first = table.num_special
+        order = sorted(range(first, first + 256), key=lambda i: table.strings[i])
+        for rank, i in enumerate(order, start=first):
+            ranks[i] = rank
+        return ranks
+
+    def units_of(self, word: str) -> bytes:
+        return word.encode("utf-8")
+
+    def lookup(self, table: SymbolTable) -> Callable[[object], int]:
+        return table.byte_ids.__getitem__  # type: ignore[return-value]
+
+    def every_unit(self, chars: Iterable[str]) -> set[str | int]:
+        return set(range(256))
+
+    def corpus_finals(self, words: Iterable[str]) -> set[str | int]:
+        return set(range(256))  # every byte gets a marker twin: nothing is ever unknown
+
+
+UNIT_KINDS: dict[str, UnitKind] = {u.name: u for u in (CharUnit(), ByteUnit())}
+"""Every unit's object by name (the names of :data:`UNITS`)."""
+
+
+class MarkerLayout:
+    """Where a table keeps the end-of-word marker: one object per style (:data:`MARKER_LAYOUTS`).
+
+    This base class is the layout without a marker (every pre-tokenizer but ``whitespace_eow``).
+
+    Attributes:
+        name: ``None``, ``"separate"`` or ``"attached"``.
+        twins: True when base symbols have marker-glued twins ``c</w>`` (attached).
+        own_symbols: the marker symbols that stand on their own (``("</w>",)`` for separate).
+    """
+
+    name: str | None = None
+    twins = False
+    own_symbols: tuple[str, ...] = ()
+
+    def add_symbols(self, table: SymbolTable, final_units: Iterable[str | int]) -> None:
+        """Append the marker symbols to a table being built (after its alphabet)."""
+
+    def find(self, table: SymbolTable, ordered: list[int]) -> list[int]:
+        """Fill ``marker_id``/``final_ids`` of a table with given ids (non-special ids, ascending); return them.
+
+        Raises:
+            MergeTableError: the marker's token is missing.
+        """
+        return []
+
+    def mark_all(self, table: SymbolTable, words: list[list[int]]) -> None:
+        """Put the marker on each word's base symbols, in place."""
+
+    def base_char(self, part: str) -> str | None:
+        """The single character a base-symbol string stands for (its twin's marker removed), or ``None``."""
+        return part if len(part) == 1 else None
+
+    def __repr__(self) -> str:
+        return f"<end-of-word layout {self.name}>"
+
+
+class SeparateLayout(MarkerLayout):
+    """``</w>`` is a symbol of its own, after each word (Sennrich et al. 2016, section 3.2)."""
+
+    name = "separate"
+    own_symbols = (MARKER,)
+
+    def add_symbols(self, table: SymbolTable, final_units: Iterable[str | int]) -> None:
+        table.marker_id = table._add(MARKER, b" ", ends_word=True)
+
+    def find(self, table: SymbolTable, ordered: list[int]) -> list[int]:
+        strings, marked = table.strings, table.ends_word
+        table.marker_id = next((i for i in ordered if marked[i] and strings[i] == MARKER), None)
+        if table.marker_id is None:
+            raise MergeTableError(f"a table with a separate end-of-word marker needs the token {MARKER!r}")
+        return [table.marker_id]
+
+    def mark_all(self, table: SymbolTable, words: list[list[int]]) -> None:
+        marker = table.marker_id
+        for w in words:
+            w.append(marker)  # type: ignore[arg-type]
+
+
+class AttachedLayout(MarkerLayout):
+    """The marker is glued to a word's last base symbol, ``r</w>`` (subword-nmt >= 0.2, HF ``end_of_word_suffix``)."""
+
+    name = "attached"
+    twins = True
+
+    def add_symbols(self, table: SymbolTable, final_units: Iterable[str | int]) -> None:
+        strings, data = table.strings, table.data
+        for base in table.unit_kind.twin_bases(table, final_units):
+            table.final_ids[base] = table._add(strings[base] + MARKER, data[base] + b" ", ends_word=True)
+
+    def find(self, table: SymbolTable, ordered: list[int]) -> list[int]:
+        strings, marked, kind = table.strings, table.ends_word, table.unit_kind
+        found = []
+        for i in (i for i in ordered if marked[i]):
+            core = strings[i][: -len(MARKER)] if strings[i].endswith(MARKER) else ""
+            if len(core) != 1:
+                continue
+            plain = kind.plain_of(table, i, core)
+            if plain is not None and plain not in table.final_ids:
+                table.final_ids[plain] = i
+                found.append(i)
+        return found
+
+    def mark_all(self, table: SymbolTable, words: list[list[int]]) -> None:
+        final = table.final_ids
+        for w in words:
+            if w:
+                w[-1] = final[w[-1]]
+
+    def base_char(self, part: str) -> str | None:
+        core = part[: -len(MARKER)] if part.endswith(MARKER) else part
+        return core if len(core) == 1 else None
+
+
+MARKER_LAYOUTS: dict[str | None, MarkerLayout] = {
+    m.name: m for m in (MarkerLayout(), SeparateLayout(), AttachedLayout())
+}
+"""Every end-of-word layout by name (``None``: no marker; the others are the names of :data:`END_OF_WORD`)."""
 
 
 def _special_ids_by_id(tokens: Mapping[int, tuple[str, bytes]], specials: Mapping[str, int]) -> dict[int, str]:
@@ -455,35 +658,20 @@ def spell_corpus(
     Raises:
         BPEError: byte unit and a word holds a lone surrogate.
     """
-    finals: set[str | int] = set()
-    if unit == "byte":
-        try:
-            raw = [w.encode("utf-8") for w in counts]
-        except UnicodeEncodeError as exc:
-            raise BPEError(
-                f"the corpus holds a lone surrogate ({exc.object[exc.start]!r}), which has no UTF-8 bytes; "
-                "byte-level BPE needs valid Unicode text"
-            ) from None
-        if eow == "attached":
-            finals = set(range(256))  # every byte gets a marker twin: nothing is ever unknown
-        table = SymbolTable(unit, eow, specials, final_units=finals)
-        spell = table.byte_ids.__getitem__
-    else:
-        chars = set("".join(counts))
-        if eow == "attached":
-            finals = {w[-1] for w in counts}
-        table = SymbolTable(unit, eow, specials, chars=chars, final_units=finals)
-        spell = table.char_ids.__getitem__
-        raw = counts  # type: ignore[assignment]
+    kind, layout = UNIT_KINDS[unit], MARKER_LAYOUTS[eow]
+    try:
+        raw = [kind.units_of(w) for w in counts]
+    except UnicodeEncodeError as exc:
+        raise BPEError(
+            f"the corpus holds a lone surrogate ({exc.object[exc.start]!r}), which has no UTF-8 bytes; "
+            "byte-level BPE needs valid Unicode text"
+        ) from None
+    chars = () if kind.byte_level else set("".join(counts))
+    finals = kind.corpus_finals(counts) if layout.twins else set()
+    table = SymbolTable(unit, eow, specials, chars=chars, final_units=finals)
     # map() with a bound lookup spells each word in C (a list comprehension per
     # word costs several times more on corpora of 100,000 distinct words).
+    spell = kind.lookup(table)
     words = [list(map(spell, r)) for r in raw]
-    if eow == "separate":
-        marker = table.marker_id
-        for w in words:
-            w.append(marker)  # type: ignore[arg-type]
-    elif eow == "attached":
-        final = table.final_ids
-        for w in words:
-            w[-1] = final[w[-1]]  # words are never empty
+    layout.mark_all(table, words)
     return table, words

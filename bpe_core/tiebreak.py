@@ -26,15 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .options import OPTIONS
 from .symbols import SHIFT
 
-TIE_BREAKS: dict[str, str] = {
-    "first_seen": "Earliest first occurrence in corpus order (Python max over an insertion-ordered dict; minbpe).",
-    "alphabetical": "Smallest pair by string comparison of its two symbols.",
-    "subword_nmt": "Largest pair by string comparison, as subword-nmt learn_bpe does.",
-    "hf_tokenizers": "Smallest pair of ids, as Hugging Face BpeTrainer does.",
-}
-"""Every tie rule with a one-line description."""
+TIE_BREAKS: Mapping[str, str] = OPTIONS["tie_break"].choices
+"""Every tie rule with a one-line description (a read-only view of :data:`bpe_core.options.OPTIONS`)."""
 
 
 PairKey = Callable[[int, int], object]

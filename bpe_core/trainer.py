@@ -31,8 +31,8 @@ from .corpus import Corpus, word_counts
 from .encoder import Tokenizer
 from .errors import BudgetError
 from .memory import MemoryWatch
-from .options import check_training
-from .recorder import Recorder, TraceRecorder, gone_marker
+from .options import check_training, marker_style
+from .recorder import MergeLog, Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
 from .symbols import SHIFT, SymbolTable, spell_corpus
 from .tiebreak import TieRule, tie_rule
@@ -134,11 +134,7 @@ def train(
         special_tokens=special_tokens,
     )
     specials: tuple[str, ...] = checked["special_tokens"]  # type: ignore[assignment]
-    _check_int("top_k", top_k, 1)
-    _check_int("max_tied", max_tied, 1)
-    _check_int("trace_words", trace_words, 0)
-    if max_memory is not None:
-        _check_int("max_memory", max_memory, 1)
+    watch = _check_recording(top_k, max_tied, trace_words, max_memory)
 
     # Training allocates millions of small containers and creates no reference
     # cycles; the cyclic garbage collector would spend a fifth of the time
@@ -160,7 +156,7 @@ def train(
             min_frequency,
             specials,
             progress,
-            None if max_memory is None else MemoryWatch(max_memory),
+            watch,
             trace,
             top_k,
             max_tied,
@@ -190,19 +186,8 @@ def _train(
 ) -> TrainResult:
     """The body of :func:`train`, on validated options, with the garbage collector paused."""
     counts = word_counts(corpus, pretokenizer, specials)
-    eow = end_of_word if pretokenizer == "whitespace_eow" else None
-    table, words = spell_corpus(counts, unit, eow, specials)
-
-    if vocab_size is not None:
-        if vocab_size < len(table):
-            raise BudgetError(
-                f"vocab_size={vocab_size} is below the minimum of {len(table)} for this corpus: "
-                f"{table.num_special} special tokens + {len(table) - table.num_special} base symbols; "
-                f"use vocab_size >= {len(table)}"
-            )
-        num_merges = vocab_size - len(table)
-    assert num_merges is not None
-
+    table, words = spell_corpus(counts, unit, marker_style(pretokenizer, end_of_word), specials)
+    num_merges = _merges_for_budget(table, num_merges, vocab_size)
     config = TrainConfig(
         pretokenizer=pretokenizer,
         unit=unit,
@@ -220,7 +205,23 @@ def _train(
     del words  # consumed: the trainer holds its own flat copy
     stop_reason = state.run(num_merges, min_frequency, progress, recorder, watch)
     log = recorder.finish(state.sym)
+    texts, freqs = state.texts, state.freqs
     del state  # the layout, index and heap: freed before the tokenizer and result are built, to lower the peak
+    return _result(corpus, counts, config, table, recorder, log, texts, freqs, stop_reason)
+
+
+def _result(
+    corpus: Corpus,
+    counts: dict[str, int],
+    config: TrainConfig,
+    table: SymbolTable,
+    recorder: Recorder,
+    log: MergeLog,
+    texts: list[str],
+    freqs: list[int],
+    stop_reason: str | None,
+) -> TrainResult:
+    """The :class:`TrainResult` of a finished run: the tokenizer, the corpus lengths and the recorder's log."""
     merge_ids = recorder.merge_ids
     tokenizer = Tokenizer._from_training(table, merge_ids, config)
     num_chars = sum(len(w) * f for w, f in counts.items())
@@ -242,6 +243,39 @@ def _train(
         hf_ranks=tuple(table.hf_rank),
         log=log,
     )
+
+
+def _check_recording(top_k: int, max_tied: int, trace_words: int, max_memory: int | None) -> MemoryWatch | None:
+    """Check the trace sizes and the memory budget; return the budget's watch (``None``: no budget).
+
+    Raises:
+        BudgetError: a size or budget that is not an int, or below its minimum.
+    """
+    _check_int("top_k", top_k, 1)
+    _check_int("max_tied", max_tied, 1)
+    _check_int("trace_words", trace_words, 0)
+    if max_memory is None:
+        return None
+    _check_int("max_memory", max_memory, 1)
+    return MemoryWatch(max_memory)
+
+
+def _merges_for_budget(table: SymbolTable, num_merges: int | None, vocab_size: int | None) -> int:
+    """How many merges to learn: ``num_merges``, or what ``vocab_size`` leaves after the alphabet.
+
+    Raises:
+        BudgetError: ``vocab_size`` below the special tokens plus the base symbols (naming the minimum).
+    """
+    if vocab_size is None:
+        assert num_merges is not None
+        return num_merges
+    if vocab_size < len(table):
+        raise BudgetError(
+            f"vocab_size={vocab_size} is below the minimum of {len(table)} for this corpus: "
+            f"{table.num_special} special tokens + {len(table) - table.num_special} base symbols; "
+            f"use vocab_size >= {len(table)}"
+        )
+    return vocab_size - len(table)
 
 
 def _check_int(name: str, value: object, minimum: int) -> None:

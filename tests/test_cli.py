@@ -92,3 +92,80 @@ def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path, low_file, cap
     err = capsys.readouterr().err.strip()
     assert status == 2
     assert len(err.splitlines()) == 1 and message in err, err
+
+
+def _listed_from_steps(result) -> tuple[dict, list[str]]:
+    """The JSON and the table rows as the CLI printed them when it walked every full step."""
+    merges = [
+        {
+            "rank": s.rank,
+            "pair": list(s.pair),
+            "token": s.token,
+            "id": s.token_id,
+            "count": s.count,
+            "replacements": s.replacements,
+            "num_tied": s.num_tied,
+            "tied": [list(p) for p in s.tied],
+        }
+        for s in result.steps
+    ]
+    rows = []
+    for s in result.steps:
+        ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in s.tied[1:4])
+        if s.num_tied > 4:
+            ties += ", ..."
+        rows.append(
+            f"{s.rank:>5}  {s.pair[0]:<14} {s.pair[1]:<14} {s.token:<18} {s.count:>8} {s.replacements:>9}  {ties}"
+        )
+    doc = {"merges": merges, "vocab_size": len(result.tokenizer), "stop_reason": result.stop_reason}
+    return doc, rows
+
+
+@pytest.mark.parametrize("tie_break", ["first_seen", "alphabetical", "subword_nmt", "hf_tokenizers"])
+@pytest.mark.parametrize(
+    ("corpus", "options"),
+    [
+        ("textbook_low_lower_newest_widest.txt", ["--merges", "40"]),
+        ("shakespeare_excerpt.txt", ["--merges", "120", "--min-frequency", "1"]),  # long runs of 1-count ties
+        ("udhr-multiscript.txt", ["--merges", "60", "--pretokenizer", "gpt2", "--unit", "byte"]),
+    ],
+)
+def test_listing_from_summaries_equals_the_full_steps(corpus, options, tie_break, tmp_path, capsys):
+    """The CLI lists a run from ``summaries`` and ``tied_at`` (cheap) instead of every lazy step: the
+    JSON and the table are what walking ``result.steps`` printed."""
+    from bpe_core import train
+    from bpe_core.__main__ import MAX_TIED
+
+    from .conftest import SHIPPED_CORPORA
+
+    text = (SHIPPED_CORPORA / corpus).read_text(encoding="utf-8")[:6000]
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    args = ["train", str(path), *options, "--tie-break", tie_break]
+    assert main([*args, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    table = capsys.readouterr().out.splitlines()[2:]
+
+    value = dict(zip(options[::2], options[1::2]))
+    result = train(
+        text,
+        num_merges=int(value["--merges"]),
+        pretokenizer=value.get("--pretokenizer", "whitespace_eow"),
+        unit=value.get("--unit", "char"),
+        tie_break=tie_break,
+        min_frequency=int(value.get("--min-frequency", 2)),
+        max_tied=MAX_TIED,
+    )
+    expected, rows = _listed_from_steps(result)
+    assert result.tied_lists() == [result.tied_at(k) for k in range(result.num_merges)]
+    assert printed == expected
+    assert [line.rstrip() for line in table if not line.startswith("#")] == [row.rstrip() for row in rows]
+    assert any(m["num_tied"] > MAX_TIED for m in printed["merges"]) or corpus != "shakespeare_excerpt.txt"
+
+
+def test_tied_lists_of_a_run_without_trace_name_the_winner_alone():
+    from bpe_core import train
+
+    result = train(LOW, num_merges=5, trace=False)
+    assert result.tied_lists() == [[pair] for pair in result.merges]

@@ -162,6 +162,28 @@ def test_modes_are_objects_with_their_names():
     assert reexported_fallbacks is FALLBACKS and reexported_orders is ORDERS
 
 
+def test_each_option_table_is_a_view_of_OPTIONS():
+    """Issue 11, options in one place: every per-option table reads its values and descriptions
+    from ``bpe_core.options.OPTIONS`` (written once), and so do the mode objects' descriptions."""
+    from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS
+    from bpe_core.checking import TIE_RULES
+    from bpe_core.options import OPTIONS
+
+    views = {
+        "pretokenizer": PRETOKENIZERS,
+        "unit": UNITS,
+        "end_of_word": END_OF_WORD,
+        "tie_break": TIE_BREAKS,
+        "fallback": FALLBACKS,
+        "order": ORDERS,
+    }
+    for name, view in views.items():
+        assert view is OPTIONS[name].choices, name
+    assert {name: p.description for name, p in FALLBACK_POLICIES.items()} == dict(FALLBACKS)
+    assert {name: m.description for name, m in MERGE_ORDERS.items()} == dict(ORDERS)
+    assert TIE_RULES == tuple(TIE_BREAKS)
+
+
 def test_explanations_are_pure_functions():
     tok = train("hug pug bug", num_merges=2).tokenizer
     assert encode_trace(tok, "hugs") == tok.encode_with_trace("hugs")
@@ -193,16 +215,16 @@ def _modules() -> frozenset[str]:
     return frozenset(_module_name(p) for p in PACKAGE.rglob("*.py"))
 
 
-def _imports(path: Path) -> list[tuple[str, int]]:
-    """``(absolute module name, line)`` of every import in a file, at any depth, except under
-    ``if TYPE_CHECKING:`` (never run). ``from package import name`` imports the submodule
-    ``package.name`` when there is one, else ``package`` itself."""
+def _imports(path: Path, *, type_checking: bool = False) -> list[tuple[str, int]]:
+    """``(absolute module name, line)`` of every import in a file, at any depth; those under
+    ``if TYPE_CHECKING:`` (never run) only with ``type_checking=True``. ``from package import name``
+    imports the submodule ``package.name`` when there is one, else ``package`` itself."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: list[tuple[str, int]] = []
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if isinstance(node, ast.If) and _is_type_checking(node.test) and not type_checking:
             for child in node.orelse:
                 visit(child)
             return
@@ -223,18 +245,25 @@ def _imports(path: Path) -> list[tuple[str, int]]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(*, type_checking: bool = False) -> dict[str, set[str]]:
     files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}  # (a few dozen files: parsed in well under 1 s)
     return {
-        name: {target for target, _line in _imports(path) if target in files and target != name}
+        name: {
+            target
+            for target, _line in _imports(path, type_checking=type_checking)
+            if target in files and target != name
+        }
         for name, path in files.items()
     }
 
 
-def test_bpe_core_has_no_import_cycle():
+@pytest.mark.parametrize("type_checking", [False, True], ids=["run time", "on paper"])
+def test_bpe_core_has_no_import_cycle(type_checking):
     """Module-level and function-level imports inside bpe_core form no cycle (a package's
-    ``__init__`` counts only for what it imports itself, not as the parent of every submodule)."""
-    graph = _graph()
+    ``__init__`` counts only for what it imports itself, not as the parent of every submodule);
+    nor do they with the imports under ``if TYPE_CHECKING:`` added (explain types against a
+    protocol, not the Tokenizer class that calls it)."""
+    graph = _graph(type_checking=type_checking)
     assert "bpe_core.encoder" in graph["bpe_core.trainer"]  # the walk sees imports inside functions
     assert "bpe_core.formats.gpt2" not in graph["bpe_core.encoder"]  # the cycle issue 11 names is gone
     state: dict[str, int] = {}  # 1: on the current path, 2: done
@@ -266,3 +295,48 @@ def test_bpe_core_imports_no_ui_library():
         if target.split(".")[0] in banned
     ]
     assert found == []
+
+
+# ----------------------------------------------------------------- functions fit on one screen
+
+MAX_FUNCTION_LINES = 60
+"""Issue 11: no function in bpe_core over 60 lines (its docstring not counted), unless a comment
+as the first line of its body says why (a hot loop kept inline for speed)."""
+
+
+def _long_functions(text: str, where: str) -> list[str]:
+    """``where:line name (n lines)`` of each function in a module's ``text`` longer than
+    :data:`MAX_FUNCTION_LINES` without a comment saying why as the first line of its body."""
+    lines = text.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        size = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+        head = node.body[0]
+        first = head.lineno  # the body's first line, past the signature and the docstring
+        if isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str):
+            size -= head.end_lineno - head.lineno + 1  # type: ignore[operator]
+            first = head.end_lineno + 1  # type: ignore[operator]
+        if size > MAX_FUNCTION_LINES and not lines[first - 1].strip().startswith("#"):
+            found.append(f"{where}:{node.lineno} {node.name} ({size} lines)")
+    return found
+
+
+def test_no_function_in_bpe_core_is_longer_than_one_screen():
+    too_long = [
+        f
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for f in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE.parent)))
+    ]
+    assert too_long == [], "split these into named helpers, or say why in a comment on the body's first line"
+
+
+def test_the_length_check_counts_without_the_docstring_and_accepts_a_reason():
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    text = (
+        f'def long():\n    """Docstring lines do not count."""\n{body}\n\n'
+        f'def hot():\n    """Why."""\n    # hot loop: kept inline for speed\n{body}\n\n'
+        f"def just_fits():\n{body[: body.rindex(chr(10))]}\n"
+    )
+    assert _long_functions(text, "probe.py") == [f"probe.py:1 long ({MAX_FUNCTION_LINES + 1} lines)"]

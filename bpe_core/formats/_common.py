@@ -365,6 +365,46 @@ def tokenizer_from_vocab(
             token outside the byte-level alphabet, a repeated merge.
         MergeTableError: byte unit and single bytes are missing (listed).
     """
+    by_id = _ids_to_tokens(vocab, source)
+    merge_ids, formed = _merge_triples(vocab, merges, source, where)
+    explicit = None if specials is None else set(specials)
+    fallback, drop = _trailing_fallback(vocab, unit, fallback, formed, explicit, max(by_id, default=-1), source)
+    if explicit is None:
+        explicit = {s for s, i in vocab.items() if i not in drop and s not in formed and not _is_base(s, end_of_word)}
+        _reject_missing_merges(explicit, vocab, source, "merges")
+    special_ids = {s: vocab[s] for s in explicit if s in vocab and vocab[s] not in drop}
+    for s in explicit:
+        if s not in vocab:
+            raise FormatError(f"{source}: the special token {s!r} is not in the vocabulary")
+    special_set = set(special_ids.values())
+    skip = drop | special_set
+    tokens, ends_word = _token_bytes(by_id, skip, unit, end_of_word, source)
+    table = SymbolTable.from_vocab(
+        tokens, unit=unit, end_of_word=end_of_word, specials=special_ids, ends_word=ends_word
+    )
+    for k, (_a, _b, new) in enumerate(merge_ids):
+        if new in skip:
+            raise FormatError(f"{source}: {where(k)}: the merge forms {by_id[new]!r}, a special or fallback token")
+    try:
+        return Tokenizer(
+            table,
+            merge_ids,
+            pretokenizer=pretokenizer,
+            fallback=fallback,
+            pattern=pattern,
+            name=name,
+            merge_by=merge_by,
+        )
+    except MergeTableError as exc:
+        raise FormatError(f"{source}: {exc}") from None
+
+
+def _ids_to_tokens(vocab: Mapping[str, int], source: str) -> dict[int, str]:
+    """Id -> token string of a file's vocabulary, checking each entry and that the ids are dense enough.
+
+    Raises:
+        FormatError: an empty or non-string token, a bad id, two tokens sharing an id, or too many id gaps.
+    """
     by_id: dict[int, str] = {}
     for s, i in vocab.items():
         if not isinstance(s, str) or not s:
@@ -375,6 +415,17 @@ def tokenizer_from_vocab(
             raise FormatError(f"{source}: tokens {by_id[i]!r} and {s!r} share id {i}")
         by_id[i] = s
     check_dense_ids(len(by_id), max(by_id, default=-1), by_id.__getitem__, source)
+    return by_id
+
+
+def _merge_triples(
+    vocab: Mapping[str, int], merges: Sequence[tuple[str, str]], source: str, where: Callable[[int], str]
+) -> tuple[list[tuple[int, int, int]], set[str]]:
+    """``([(left id, right id, merged id), ...], the merged strings)`` of a file's merges, in rank order.
+
+    Raises:
+        FormatError: a merge naming a token (or forming one) outside the vocabulary.
+    """
     merge_ids: list[tuple[int, int, int]] = []
     formed: set[str] = set()
     for k, (left, right) in enumerate(merges):
@@ -387,47 +438,73 @@ def tokenizer_from_vocab(
                 )
         formed.add(merged)
         merge_ids.append((vocab[left], vocab[right], vocab[merged]))
+    return merge_ids, formed
 
-    def is_base(s: str) -> bool:
-        core = s[: -len(MARKER)] if end_of_word is not None and s.endswith(MARKER) else s
-        return len(core) == 1 or (end_of_word == "separate" and s == MARKER)
 
-    top = max(by_id, default=-1)
-    drop: set[int] = set()
+def _is_base(token: str, end_of_word: str | None) -> bool:
+    """True for a base symbol: one character, its ``c</w>`` twin, or the separate marker itself."""
+    core = token[: -len(MARKER)] if end_of_word is not None and token.endswith(MARKER) else token
+    return len(core) == 1 or (end_of_word == "separate" and token == MARKER)
+
+
+def _trailing_fallback(
+    vocab: Mapping[str, int],
+    unit: str,
+    fallback: str | None,
+    formed: set[str],
+    explicit: set[str] | None,
+    top: int,
+    source: str,
+) -> tuple[str, set[int]]:
+    """``(fallback, ids to drop)``: the fallback a char-unit file uses and the trailing tokens it appended.
+
+    :class:`~bpe_core.Tokenizer` appends ``<unk>`` or ``<0x00>``..``<0xFF>``
+    after the learned table; those ids are dropped here so that building the
+    tokenizer appends them again at the same ids. ``fallback=None`` infers the
+    fallback from them. The byte unit never falls back (``"keep"``).
+
+    Raises:
+        FormatError: the fallback's tokens are in the vocabulary but not at its top, in order.
+    """
+    if unit != "char":
+        return "keep", set()
     unk, byte_tokens = fallback_tokens()
-    explicit = None if specials is None else set(specials)
-    if unit == "char":
-        trailing_unk = unk in vocab and vocab[unk] == top and unk not in formed
-        trailing_bytes = all(vocab.get(t) == top - 255 + b for b, t in enumerate(byte_tokens))
-        if fallback is None:
-            fallback = "unk" if trailing_unk else "bytes" if trailing_bytes else "keep"
-        if explicit is None or unk not in explicit:
-            if fallback == "unk" and trailing_unk:
-                drop.add(top)
-            elif fallback == "bytes" and trailing_bytes:
-                drop.update(range(top - 255, top + 1))
-            elif fallback == "unk" and unk in formed:
-                pass  # a learned "<unk>" (WikiText's literal text) is also the unknown token, as in Hugging Face
-            elif fallback in ("unk", "bytes") and (unk in vocab if fallback == "unk" else byte_tokens[0] in vocab):
-                raise FormatError(
-                    f"{source}: the {fallback!r} fallback tokens must have the highest ids ({unk!r}, or "
-                    "<0x00>..<0xFF> in order), as bpe_core appends them"
-                )
-    else:
-        fallback = "keep"
-    if explicit is None:
-        explicit = {s for s, i in vocab.items() if i not in drop and s not in formed and not is_base(s)}
-        _reject_missing_merges(explicit, vocab, source, "merges")
-    special_ids = {s: vocab[s] for s in explicit if s in vocab and vocab[s] not in drop}
-    for s in explicit:
-        if s not in vocab:
-            raise FormatError(f"{source}: the special token {s!r} is not in the vocabulary")
-    special_set = set(special_ids.values())
+    trailing_unk = unk in vocab and vocab[unk] == top and unk not in formed
+    trailing_bytes = all(vocab.get(t) == top - 255 + b for b, t in enumerate(byte_tokens))
+    if fallback is None:
+        fallback = "unk" if trailing_unk else "bytes" if trailing_bytes else "keep"
+    if explicit is not None and unk in explicit:
+        return fallback, set()
+    if fallback == "unk" and trailing_unk:
+        return fallback, {top}
+    if fallback == "bytes" and trailing_bytes:
+        return fallback, set(range(top - 255, top + 1))
+    if fallback == "unk" and unk in formed:
+        return fallback, set()  # a learned "<unk>" (WikiText's literal text) is also the unknown token, as in HF
+    if fallback in ("unk", "bytes") and (unk in vocab if fallback == "unk" else byte_tokens[0] in vocab):
+        raise FormatError(
+            f"{source}: the {fallback!r} fallback tokens must have the highest ids ({unk!r}, or "
+            "<0x00>..<0xFF> in order), as bpe_core appends them"
+        )
+    return fallback, set()
 
+
+def _token_bytes(
+    by_id: Mapping[int, str], skip: set[int], unit: str, end_of_word: str | None, source: str
+) -> tuple[dict[int, tuple[str, bytes]], list[int]]:
+    """``({id: (string, bytes)}, ids ending a word)`` for every id not in ``skip``.
+
+    A byte-unit token's string is read through GPT-2's byte-to-unicode
+    alphabet; a token ending in ``</w>`` (when the file has a marker) gets a
+    trailing space byte and is listed as ending a word.
+
+    Raises:
+        FormatError: a byte-unit token holding a character outside GPT-2's alphabet.
+    """
     tokens: dict[int, tuple[str, bytes]] = {}
     ends_word: list[int] = []
     for i, s in by_id.items():
-        if i in drop or i in special_set:
+        if i in skip:
             continue
         marked = end_of_word is not None and s.endswith(MARKER)
         core = s[: -len(MARKER)] if marked else s
@@ -445,24 +522,7 @@ def tokenizer_from_vocab(
             raw += b" "
             ends_word.append(i)
         tokens[i] = (s, raw)
-    table = SymbolTable.from_vocab(
-        tokens, unit=unit, end_of_word=end_of_word, specials=special_ids, ends_word=ends_word
-    )
-    for k, (_a, _b, new) in enumerate(merge_ids):
-        if new in special_set or new in drop:
-            raise FormatError(f"{source}: {where(k)}: the merge forms {by_id[new]!r}, a special or fallback token")
-    try:
-        return Tokenizer(
-            table,
-            merge_ids,
-            pretokenizer=pretokenizer,
-            fallback=fallback,
-            pattern=pattern,
-            name=name,
-            merge_by=merge_by,
-        )
-    except MergeTableError as exc:
-        raise FormatError(f"{source}: {exc}") from None
+    return tokens, ends_word
 
 
 # ---------------------------------------------------------------- exporting

@@ -222,24 +222,11 @@ def load_files(
             key or field).
         MergeTableError: a byte-level table missing single bytes (listed).
     """
-    expanded: dict[str, bytes] = {}
-    for fname, data in files.items():
-        if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(f"{fname}: expected the file's bytes, got {type(data).__name__}")
-        if len(data) > MAX_BYTES:
-            raise FormatError(f"{fname}: {len(data):,} bytes is over the {MAX_BYTES // 2**20} MiB limit")
-        members = _unzip(fname, bytes(data)) if bytes(data[:4]) == b"PK\x03\x04" else {fname: bytes(data)}
-        for member, content in members.items():
-            if member in expanded:
-                raise FormatError(f"two files are named {member!r}")
-            expanded[member] = content
-    if not expanded:
-        raise FormatError(f"no file was given; {EXPECTED}")
+    expanded = _expand(files)
     kinds: dict[str, list[str]] = {}
     for fname, data in expanded.items():
         kinds.setdefault(classify(data, fname), []).append(fname)
     names = tuple(expanded)
-    got = ", ".join(f"{f} ({k})" for k, fs in kinds.items() for f in fs)
 
     def only(*wanted: str) -> bool:
         return sorted(kinds) == sorted(wanted) and all(len(kinds[w]) == 1 for w in wanted)
@@ -267,46 +254,94 @@ def load_files(
         )
         return Loaded(tok, "gpt2", names)
     if only("ranks") or only("ranks", "tiktoken_json"):
-        r = kinds["ranks"][0]
-        data = expanded[r]
-        label = name or Path(r).stem
-        specials_map: Mapping[str, int] | None = special_tokens if isinstance(special_tokens, Mapping) else None
-        pat = pattern
-        if "tiktoken_json" in kinds:
-            s = kinds["tiktoken_json"][0]
-            sidecar = parse_sidecar(expanded[s], s)
-            if sidecar["mergeable_ranks"] not in (None, r):
-                raise FormatError(f"{s}: it describes the rank file {sidecar['mergeable_ranks']!r}, not {r!r}")
-            pat = pat or sidecar["pat_str"]  # type: ignore[assignment]
-            specials_map = specials_map if specials_map is not None else sidecar["special_tokens"]  # type: ignore[assignment]
-            label = name or sidecar["name"] or label  # type: ignore[assignment]
-        elif pat is None:
-            known = known_rank_file(data)
-            if known is None:
-                raise FormatError(
-                    f"{r}: a rank file does not hold its split pattern; upload its .json sidecar with it "
-                    "(as this app's tiktoken download has), or give the pattern"
-                )
-            label = name or known[0]
-            pat = known[1]
-            specials_map = specials_map if specials_map is not None else known[2]
-        tok = tokenizer_from_ranks(parse_ranks(data, r), pat, specials_map, name=label, source=r)
+        sidecar = kinds["tiktoken_json"][0] if "tiktoken_json" in kinds else None
+        tok = _load_ranks(expanded, kinds["ranks"][0], sidecar, name, pattern, special_tokens)
         return Loaded(tok, "tiktoken", names)
     if only("merges"):
-        m = kinds["merges"][0]
-        text = decode_text(expanded[m], m)
-        if _looks_like_codes(text) or "codes" in m.lower():
-            return Loaded(load_subword_nmt(text, source=m, name=name or Path(m).stem), "subword_nmt", names)
-        parse_merges_txt(text, m)  # a malformed line is the clearer error
-        raise FormatError(
-            f"{m}: a merges file without its vocab.json has no ids; upload vocab.json (encoder.json) with it. "
-            "(A subword-nmt codes file is recognised by the </w> in its merges.)"
-        )
+        return Loaded(_load_codes(expanded, kinds["merges"][0], name), "subword_nmt", names)
     if only("vocab_json"):
         raise FormatError(f"{kinds['vocab_json'][0]}: vocab.json needs its merges.txt (vocab.bpe); upload both")
     if only("tiktoken_json"):
         raise FormatError(f"{kinds['tiktoken_json'][0]}: this sidecar needs its .tiktoken rank file; upload both")
+    got = ", ".join(f"{f} ({k})" for k, fs in kinds.items() for f in fs)
     raise FormatError(f"cannot combine these files: {got}; {EXPECTED}")
+
+
+def _expand(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """File name -> bytes, each ``.zip`` replaced by its members (in order).
+
+    Raises:
+        TypeError: a file's contents are not bytes.
+        FormatError: a file over :data:`MAX_BYTES`, two files with one name, or no file at all.
+    """
+    expanded: dict[str, bytes] = {}
+    for fname, data in files.items():
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"{fname}: expected the file's bytes, got {type(data).__name__}")
+        if len(data) > MAX_BYTES:
+            raise FormatError(f"{fname}: {len(data):,} bytes is over the {MAX_BYTES // 2**20} MiB limit")
+        members = _unzip(fname, bytes(data)) if bytes(data[:4]) == b"PK\x03\x04" else {fname: bytes(data)}
+        for member, content in members.items():
+            if member in expanded:
+                raise FormatError(f"two files are named {member!r}")
+            expanded[member] = content
+    if not expanded:
+        raise FormatError(f"no file was given; {EXPECTED}")
+    return expanded
+
+
+def _load_ranks(
+    expanded: Mapping[str, bytes],
+    r: str,
+    s: str | None,
+    name: str,
+    pattern: str | None,
+    special_tokens: Mapping[str, int] | Iterable[str] | None,
+) -> Tokenizer:
+    """A tiktoken rank file ``r``, its split pattern and special tokens from the sidecar ``s``, the
+    arguments, or the known OpenAI encodings (in that order of precedence: arguments first).
+
+    Raises:
+        FormatError: the sidecar names another rank file, or no pattern is known.
+    """
+    data = expanded[r]
+    label = name or Path(r).stem
+    specials_map: Mapping[str, int] | None = special_tokens if isinstance(special_tokens, Mapping) else None
+    pat = pattern
+    if s is not None:
+        sidecar = parse_sidecar(expanded[s], s)
+        if sidecar["mergeable_ranks"] not in (None, r):
+            raise FormatError(f"{s}: it describes the rank file {sidecar['mergeable_ranks']!r}, not {r!r}")
+        pat = pat or sidecar["pat_str"]  # type: ignore[assignment]
+        specials_map = specials_map if specials_map is not None else sidecar["special_tokens"]  # type: ignore[assignment]
+        label = name or sidecar["name"] or label  # type: ignore[assignment]
+    elif pat is None:
+        known = known_rank_file(data)
+        if known is None:
+            raise FormatError(
+                f"{r}: a rank file does not hold its split pattern; upload its .json sidecar with it "
+                "(as this app's tiktoken download has), or give the pattern"
+            )
+        label = name or known[0]
+        pat = known[1]
+        specials_map = specials_map if specials_map is not None else known[2]
+    return tokenizer_from_ranks(parse_ranks(data, r), pat, specials_map, name=label, source=r)
+
+
+def _load_codes(expanded: Mapping[str, bytes], m: str, name: str) -> Tokenizer:
+    """A merges file alone: a subword-nmt codes file (its symbols carry ``</w>``, or its name says codes).
+
+    Raises:
+        FormatError: a GPT-2 merges file without its vocabulary, or a malformed line.
+    """
+    text = decode_text(expanded[m], m)
+    if _looks_like_codes(text) or "codes" in m.lower():
+        return load_subword_nmt(text, source=m, name=name or Path(m).stem)
+    parse_merges_txt(text, m)  # a malformed line is the clearer error
+    raise FormatError(
+        f"{m}: a merges file without its vocab.json has no ids; upload vocab.json (encoder.json) with it. "
+        "(A subword-nmt codes file is recognised by the </w> in its merges.)"
+    )
 
 
 def load_bytes(data: bytes, filename: str, **options: object) -> Loaded:

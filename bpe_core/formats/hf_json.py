@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 from regex import escape as regex_escape
 
@@ -337,58 +338,9 @@ def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str
         raise FormatError(f"{source}: the field 'model.type' is {mtype!r}; only BPE models can be loaded")
     vocab = field(doc, "model.vocab", source, dict)
     raw_merges = field(doc, "model.merges", source, list)
-    for key in ("dropout", "continuing_subword_prefix"):
-        if doc["model"].get(key):
-            raise FormatError(
-                f"{source}: the field 'model.{key}' is {doc['model'][key]!r}; bpe_core has no such option"
-            )
-    if doc["model"].get("ignore_merges"):
-        raise FormatError(
-            f"{source}: the field 'model.ignore_merges' is true (whole words are looked up first); not supported"
-        )
-    suffix = doc["model"].get("end_of_word_suffix")
-    if suffix not in (None, "", MARKER):
-        raise FormatError(f"{source}: the field 'model.end_of_word_suffix' is {suffix!r}; only {MARKER!r} is supported")
-    unk = doc["model"].get("unk_token")
-    if unk not in (None, "<unk>"):
-        raise FormatError(f"{source}: the field 'model.unk_token' is {unk!r}; bpe_core's unknown token is '<unk>'")
-    if unk and doc["model"].get("fuse_unk"):
-        raise FormatError(f"{source}: the field 'model.fuse_unk' is true; bpe_core gives one <unk> per character")
-    merges: list[tuple[str, str]] = []
-    for k, item in enumerate(raw_merges):
-        if isinstance(item, str):
-            parts = item.split(" ")
-        elif isinstance(item, list):
-            parts = item
-        else:
-            parts = []
-        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
-            raise FormatError(
-                f"{source}: model.merges[{k}] is {item!r}; expected [left, right] or the string 'left right'"
-            )
-        merges.append((parts[0], parts[1]))
-    specials: dict[str, int] = {}
-    added = doc.get("added_tokens") or []
-    if not isinstance(added, list):
-        raise FormatError(f"{source}: the field 'added_tokens' must be a list")
-    for k, entry in enumerate(added):
-        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not entry["content"]:
-            raise FormatError(f"{source}: added_tokens[{k}] needs a non-empty string 'content'")
-        tid = entry.get("id")
-        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
-            raise FormatError(f"{source}: added_tokens[{k}].id must be a non-negative integer")
-        for flag in ("single_word", "lstrip", "rstrip"):
-            if entry.get(flag):
-                raise FormatError(
-                    f"{source}: added_tokens[{k}] ({entry['content']!r}) sets {flag}; bpe_core cuts special "
-                    "tokens out exactly as written"
-                )
-        if entry["content"] in vocab and vocab[entry["content"]] != tid:
-            raise FormatError(
-                f"{source}: added_tokens[{k}] gives {entry['content']!r} id {tid}, but model.vocab gives "
-                f"{vocab[entry['content']]}"
-            )
-        specials[entry["content"]] = tid
+    suffix, unk = _check_model_options(doc["model"], source)
+    merges = _read_merges(raw_merges, source)
+    specials = _read_added_tokens(doc.get("added_tokens") or [], vocab, source)
     unit, pretokenizer, pattern = _read_pre_tokenizer(doc.get("pre_tokenizer"), doc.get("normalizer"), source)
     end_of_word = None
     if suffix:
@@ -416,6 +368,85 @@ def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str
         source=source,
         where=lambda k: f"model.merges[{k}]",
     )
+
+
+def _check_model_options(model: dict, source: str) -> tuple[object, object]:
+    """``(end_of_word_suffix, unk_token)`` of a BPE model, refusing the options bpe_core cannot follow.
+
+    Raises:
+        FormatError: dropout, a continuing-subword prefix, ``ignore_merges``, a
+            suffix other than ``</w>``, an unknown token other than ``<unk>``, or ``fuse_unk``.
+    """
+    for key in ("dropout", "continuing_subword_prefix"):
+        if model.get(key):
+            raise FormatError(f"{source}: the field 'model.{key}' is {model[key]!r}; bpe_core has no such option")
+    if model.get("ignore_merges"):
+        raise FormatError(
+            f"{source}: the field 'model.ignore_merges' is true (whole words are looked up first); not supported"
+        )
+    suffix = model.get("end_of_word_suffix")
+    if suffix not in (None, "", MARKER):
+        raise FormatError(f"{source}: the field 'model.end_of_word_suffix' is {suffix!r}; only {MARKER!r} is supported")
+    unk = model.get("unk_token")
+    if unk not in (None, "<unk>"):
+        raise FormatError(f"{source}: the field 'model.unk_token' is {unk!r}; bpe_core's unknown token is '<unk>'")
+    if unk and model.get("fuse_unk"):
+        raise FormatError(f"{source}: the field 'model.fuse_unk' is true; bpe_core gives one <unk> per character")
+    return suffix, unk
+
+
+def _read_merges(raw_merges: list, source: str) -> list[tuple[str, str]]:
+    """``model.merges`` as ``(left, right)`` pairs: each ``[left, right]`` or ``"left right"``.
+
+    Raises:
+        FormatError: an entry that is not two non-empty strings (``model.merges[k]``).
+    """
+    merges: list[tuple[str, str]] = []
+    for k, item in enumerate(raw_merges):
+        if isinstance(item, str):
+            parts = item.split(" ")
+        elif isinstance(item, list):
+            parts = item
+        else:
+            parts = []
+        if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
+            raise FormatError(
+                f"{source}: model.merges[{k}] is {item!r}; expected [left, right] or the string 'left right'"
+            )
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def _read_added_tokens(added: object, vocab: Mapping[str, object], source: str) -> dict[str, int]:
+    """Special token -> id from ``added_tokens``, checked against ``model.vocab``.
+
+    Raises:
+        FormatError: not a list, an entry without content or a valid id, one
+            that sets ``single_word``/``lstrip``/``rstrip``, or an id that
+            ``model.vocab`` contradicts.
+    """
+    if not isinstance(added, list):
+        raise FormatError(f"{source}: the field 'added_tokens' must be a list")
+    specials: dict[str, int] = {}
+    for k, entry in enumerate(added):
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not entry["content"]:
+            raise FormatError(f"{source}: added_tokens[{k}] needs a non-empty string 'content'")
+        tid = entry.get("id")
+        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+            raise FormatError(f"{source}: added_tokens[{k}].id must be a non-negative integer")
+        for flag in ("single_word", "lstrip", "rstrip"):
+            if entry.get(flag):
+                raise FormatError(
+                    f"{source}: added_tokens[{k}] ({entry['content']!r}) sets {flag}; bpe_core cuts special "
+                    "tokens out exactly as written"
+                )
+        if entry["content"] in vocab and vocab[entry["content"]] != tid:
+            raise FormatError(
+                f"{source}: added_tokens[{k}] gives {entry['content']!r} id {tid}, but model.vocab gives "
+                f"{vocab[entry['content']]}"
+            )
+        specials[entry["content"]] = tid
+    return specials
 
 
 def describe(tok: Tokenizer) -> str:

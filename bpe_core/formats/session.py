@@ -28,7 +28,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..encoder import FALLBACKS, Tokenizer
 from ..errors import BPEError, MergeTableError, OptionError
@@ -278,6 +278,60 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
             setting value, or merges that do not fit the alphabet (naming
             ``merge_ids[k]`` / ``merges[k]``).
     """
+    doc = _read_doc(text, source)
+    s = _read_settings(doc, source)
+    alphabet, finals, merge_ids, merges = _read_table(doc, s["unit"], source)
+    if s["pattern"] is not None:
+        check_pattern(s["pattern"], source, "settings.pattern")
+    eow = s["end_of_word"] if s["pretokenizer"] == "whitespace_eow" else None
+    table = _rebuild(s["unit"], eow, list(s["special_tokens"]), alphabet, finals, merge_ids, FormatError, source)
+    for k, (item, (a, b, _new)) in enumerate(zip(merges, merge_ids)):
+        if item != [table.strings[a], table.strings[b]]:
+            raise FormatError(
+                f"{source}: merges[{k}] is {item!r} but merge_ids[{k}] spells {[table.strings[a], table.strings[b]]!r}"
+            )
+    learned = doc.get("learned_size")
+    if learned is not None and learned != len(table):
+        raise FormatError(f"{source}: learned_size is {learned!r} but the merges give {len(table)} ids")
+    try:
+        tok = Tokenizer(
+            table,
+            merge_ids,
+            pretokenizer=s["pretokenizer"],
+            fallback=s["fallback"],
+            pattern=s["pattern"],
+            name=str(doc.get("name") or ""),
+            merge_by=s["merge_by"],
+        )
+    except (MergeTableError, OptionError) as exc:
+        raise FormatError(f"{source}: {exc}") from None
+    config = None
+    if s["tie_break"] is not None and s["min_frequency"] is not None:
+        config = TrainConfig(**{key: s[key] for key in _CONFIG_KEYS}, special_tokens=tuple(s["special_tokens"]))
+    corpus = doc.get("corpus")
+    if corpus is not None and (not isinstance(corpus, dict) or not isinstance(corpus.get("sha256"), str)):
+        raise FormatError(f"{source}: the field 'corpus' must be null or hold a 'sha256' string")
+    stop = doc.get("stop_reason")
+    return Session(
+        tokenizer=tok,
+        config=config,
+        corpus_sha256=corpus["sha256"] if corpus else None,
+        corpus_name=(corpus.get("name") if corpus else None),
+        stop_reason=stop if isinstance(stop, str) else None,
+        name=str(doc.get("name") or ""),
+    )
+
+
+_CONFIG_KEYS = ("pretokenizer", "unit", "end_of_word", "tie_break", "min_frequency", "num_merges", "vocab_size")
+"""The saved settings that make up a :class:`~bpe_core.trace.TrainConfig` (with the special tokens)."""
+
+
+def _read_doc(text: str | bytes, source: str) -> dict:
+    """The session file's JSON object, after checking its ``format`` and ``version``.
+
+    Raises:
+        FormatError: invalid JSON, another format or an unsupported version.
+    """
     doc = parse_json(decode_text(text, source), source)
     if not isinstance(doc, dict) or doc.get("format") != SESSION_FORMAT:
         raise FormatError(f'{source}: expected a JSON object with "format": "{SESSION_FORMAT}"')
@@ -285,24 +339,50 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
         raise FormatError(
             f"{source}: session version {doc.get('version')!r} is not supported; expected {SESSION_VERSION}"
         )
+    return doc
+
+
+def _read_settings(doc: dict, source: str) -> dict[str, Any]:
+    """The ``settings`` object, each value type-checked and each named option one of its allowed values.
+
+    ``tie_break``, ``min_frequency``, ``num_merges``, ``vocab_size`` and
+    ``pattern`` may be ``null`` (a tokenizer loaded from another format).
+
+    Raises:
+        FormatError: a missing or mistyped field, or a value outside the option's choices.
+    """
     s = _get(doc, "settings", dict, source)
     assert isinstance(s, dict)
     where = f"{source} settings"
-    pretokenizer = _choice(_get(s, "pretokenizer", str, where), "pretokenizer", PRETOKENIZERS, source)
-    unit = _choice(_get(s, "unit", str, where), "unit", UNITS, source)
-    end_of_word = _choice(_get(s, "end_of_word", str, where), "end_of_word", END_OF_WORD, source)
-    fallback = _choice(_get(s, "fallback", str, where), "fallback", FALLBACKS, source)
-    merge_by = _choice(_get(s, "merge_by", str, where), "merge_by", {"pair": "", "bytes": ""}, source)
-    tie_break = _get(s, "tie_break", str, where, null=True)
+    out: dict[str, Any] = {
+        key: _choice(_get(s, key, str, where), key, allowed, source)
+        for key, allowed in (
+            ("pretokenizer", PRETOKENIZERS),
+            ("unit", UNITS),
+            ("end_of_word", END_OF_WORD),
+            ("fallback", FALLBACKS),
+            ("merge_by", {"pair": "", "bytes": ""}),
+        )
+    }
+    out["tie_break"] = tie_break = _get(s, "tie_break", str, where, null=True)
     if tie_break is not None:
         _choice(tie_break, "tie_break", TIE_BREAKS, source)
-    min_frequency = _get(s, "min_frequency", int, where, null=True)
-    num_merges = _get(s, "num_merges", int, where, null=True)
-    vocab_size = _get(s, "vocab_size", int, where, null=True)
-    pattern = _get(s, "pattern", str, where, null=True)
-    specials = _get(s, "special_tokens", list, where)
+    for key in ("min_frequency", "num_merges", "vocab_size"):
+        out[key] = _get(s, key, int, where, null=True)
+    out["pattern"] = _get(s, "pattern", str, where, null=True)
+    out["special_tokens"] = specials = _get(s, "special_tokens", list, where)
     if not all(isinstance(x, str) and x for x in specials):  # type: ignore[union-attr]
         raise FormatError(f"{source}: settings.special_tokens must be a list of non-empty strings")
+    return out
+
+
+def _read_table(doc: dict, unit: str, source: str) -> tuple[list, list, list[tuple[int, int, int]], list]:
+    """``(alphabet, end_of_word_units, merge_ids, merges)`` of a session file, each type-checked.
+
+    Raises:
+        FormatError: a missing or mistyped field, a malformed ``merge_ids[k]``,
+            or ``merges`` and ``merge_ids`` of different lengths.
+    """
     alphabet = _get(doc, "alphabet", list, source)
     if not all(isinstance(x, str) and len(x) == 1 for x in alphabet):  # type: ignore[union-attr]
         raise FormatError(f"{source}: the field 'alphabet' must list single characters")
@@ -319,51 +399,4 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
     merges = _get(doc, "merges", list, source)
     if len(merges) != len(merge_ids):  # type: ignore[arg-type]
         raise FormatError(f"{source}: 'merges' has {len(merges)} entries but 'merge_ids' has {len(merge_ids)}")  # type: ignore[arg-type]
-    if pattern is not None:
-        check_pattern(pattern, source, "settings.pattern")  # type: ignore[arg-type]
-    eow = end_of_word if pretokenizer == "whitespace_eow" else None
-    table = _rebuild(unit, eow, list(specials), list(alphabet), list(finals), merge_ids, FormatError, source)  # type: ignore[arg-type]
-    for k, (item, (a, b, _new)) in enumerate(zip(merges, merge_ids)):  # type: ignore[arg-type]
-        if item != [table.strings[a], table.strings[b]]:
-            raise FormatError(
-                f"{source}: merges[{k}] is {item!r} but merge_ids[{k}] spells {[table.strings[a], table.strings[b]]!r}"
-            )
-    learned = doc.get("learned_size")
-    if learned is not None and learned != len(table):
-        raise FormatError(f"{source}: learned_size is {learned!r} but the merges give {len(table)} ids")
-    try:
-        tok = Tokenizer(
-            table,
-            merge_ids,
-            pretokenizer=pretokenizer,
-            fallback=fallback,
-            pattern=pattern,
-            name=str(doc.get("name") or ""),
-            merge_by=merge_by,
-        )
-    except (MergeTableError, OptionError) as exc:
-        raise FormatError(f"{source}: {exc}") from None
-    config = None
-    if tie_break is not None and min_frequency is not None:
-        config = TrainConfig(
-            pretokenizer=pretokenizer,
-            unit=unit,
-            end_of_word=end_of_word,
-            tie_break=tie_break,  # type: ignore[arg-type]
-            min_frequency=min_frequency,  # type: ignore[arg-type]
-            special_tokens=tuple(specials),  # type: ignore[arg-type]
-            num_merges=num_merges,  # type: ignore[arg-type]
-            vocab_size=vocab_size,  # type: ignore[arg-type]
-        )
-    corpus = doc.get("corpus")
-    if corpus is not None and (not isinstance(corpus, dict) or not isinstance(corpus.get("sha256"), str)):
-        raise FormatError(f"{source}: the field 'corpus' must be null or hold a 'sha256' string")
-    stop = doc.get("stop_reason")
-    return Session(
-        tokenizer=tok,
-        config=config,
-        corpus_sha256=corpus["sha256"] if corpus else None,
-        corpus_name=(corpus.get("name") if corpus else None),
-        stop_reason=stop if isinstance(stop, str) else None,
-        name=str(doc.get("name") or ""),
-    )
+    return list(alphabet), list(finals), merge_ids, list(merges)  # type: ignore[arg-type]

@@ -80,7 +80,9 @@ CHARTS = "train_charts"
 CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
 """The Train page's three charts: winning count, corpus length, vocabulary size."""
 PAIR_BARS = "chart_pair_bars"
-"""The top-pair bar chart (one key, so that plotly animates it from step to step)."""
+"""The top-pair bar chart (its element's CSS class ``st-key-chart_pair_bars`` scopes the bars' animation)."""
+PAIR_BARS_SHOWN = "chart_pair_bars_shown"
+"""The training result and step whose pair bars were drawn last (the next step's bars animate from them)."""
 
 # Encode page
 ENCODE_TEXT = "encode_text"

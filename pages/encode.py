@@ -22,7 +22,7 @@ from ui.cache import (
 )
 from ui.corpus import MAX_ENCODE_CHARS
 from ui.layout import setup_page
-from ui.provenance import token_picker
+from ui.provenance import RULE_TABLE_HINT, rule_table, token_picker
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
 from viz.encode_views import (
@@ -32,6 +32,7 @@ from viz.encode_views import (
     piece_label,
     piece_views,
     rule_steps_frame,
+    rule_token_ids,
 )
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
@@ -148,7 +149,8 @@ st.caption(
     "⟨U+200D ZWJ⟩: a character that draws nothing; ◌: the base a lone combining mark sits on. "
     "Hover a token for its vocabulary string and id; click it to play its pre-token rule by rule (below)."
 )
-token_picker(session_trained(corpus, settings) if choice == TRAINED else tokenizer, ids, key=state.ENCODE_TREE)
+tree_source = session_trained(corpus, settings) if choice == TRAINED else tokenizer  # what token trees explain
+token_picker(tree_source, ids, key=state.ENCODE_TREE)
 
 cols = st.columns(len(enc.stats))
 for col, (name, value) in zip(cols, enc.stats.items()):
@@ -210,7 +212,14 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
             st.markdown(f"**{name} order**")
         symbols("Initial symbols", len(p.initial), strings_row(p.initial[:MAX_SYMBOLS], tokenizer.unit, eow))
         if p.steps:
-            st.dataframe(rule_steps_frame(p, show), hide_index=True, width="stretch")
+            st.caption(RULE_TABLE_HINT)
+            rule_table(
+                rule_steps_frame(p, show),
+                rule_token_ids(tokenizer, p),
+                tree_source,
+                key=state.rule_table("encode", name, index, p.start, len(p.text)),
+                width="stretch",
+            )
         else:
             st.caption("No rule applies to this pre-token.")
         # from the ids' records: a typed '</w>' or '<0x41>' is text, the marker and fallbacks are what they are

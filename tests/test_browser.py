@@ -426,3 +426,37 @@ def test_pasting_more_than_the_cap_points_to_upload(page):
     )
     assert _wait_merge(page, "n === 1", timeout=120_000) == 1
     _shot(page, "paste-cap")
+
+
+def test_word_count_upload_trains_on_the_counts(page, tmp_path):
+    """A word-count file (`word count` per line, as `sort | uniq -c` or DuckDB would give) is a corpus: the
+    textbook's four words train as if the text held each word that many times."""
+    _heading(page)
+    path = tmp_path / "counts.txt"
+    path.write_text("low 5\nlower 2\nnewest 6\nwidest 3\n", encoding="utf-8")
+    page.get_by_text("Word counts", exact=True).first.click()
+    page.locator("input[type=file]").set_input_files(str(path))
+    page.get_by_text("counts.txt").first.wait_for(timeout=20_000)
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("16 words (4 distinct)").wait_for(timeout=60_000)  # the sidebar names what was applied
+    page.get_by_role("heading", name=re.compile(r"^Merge 1 of \d+ \(rank 0\): “e” \+ “s” → “es”$")).wait_for(
+        timeout=60_000
+    )
+    distinct = page.get_by_test_id("stMetric").filter(has_text="distinct words")
+    assert distinct.get_by_test_id("stMetricValue").inner_text() == "4"
+    _shot(page, "word-counts")
+
+
+def test_pair_bars_animate_between_steps(page):
+    """Each step's bars are a new plotly chart (so plotly's own transition cannot run): the CSS animation built
+    from the step shown before must reach the bars Chromium draws, one keyframes rule per bar."""
+    assert _heading(page).startswith("Merge 1 of 200")
+    bars = ".st-key-chart_pair_bars .bars .point path"
+    page.locator(bars).first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function(
+        f"() => {{ const ps = [...document.querySelectorAll({bars!r})];"
+        " return ps.length >= 5 && ps.every((p, i) => getComputedStyle(p).animationName === `bpe-bar-1-${i}`); }",
+        timeout=30_000,
+    )
+    assert _heading(page).startswith("Merge 2 of 200")

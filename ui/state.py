@@ -49,6 +49,7 @@ class PlayerKeys:
         playing, speed, tick: whether it plays, the chosen speed, when it last advanced.
         first, prev, play, pause, next, last: its buttons.
         source: what the steps were computed from (a new source sends the player back to step 1).
+        slider_live: whether the last frame drew the slider (False while the progress bar stood in for it).
     """
 
     pos: str
@@ -63,6 +64,7 @@ class PlayerKeys:
     next: str
     last: str
     source: str
+    slider_live: str
 
 
 def player_keys(prefix: str) -> PlayerKeys:
@@ -78,7 +80,9 @@ CHARTS = "train_charts"
 CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
 """The Train page's three charts: winning count, corpus length, vocabulary size."""
 PAIR_BARS = "chart_pair_bars"
-"""The top-pair bar chart (one key, so that plotly animates it from step to step)."""
+"""The top-pair bar chart (its element's CSS class ``st-key-chart_pair_bars`` scopes the bars' animation)."""
+PAIR_BARS_SHOWN = "chart_pair_bars_shown"
+"""The training result and step whose pair bars were drawn last (the next step's bars animate from them)."""
 PAIR_TABLE_OPEN = "train_pair_table_open"
 WORD_TABLE_OPEN = "train_word_table_open"
 RULE_TABLE_OPEN = "train_rule_table_open"
@@ -152,6 +156,14 @@ TREE_TOKEN = "tree_token"
 TREE_FROM = "tree_from"
 TREE_NODE = "tree_node"
 ENCODE_TREE = "encode_tree"
+
+
+def rule_table(where: str, *shown: object) -> str:
+    """The key of a rule table whose rows open a token's tree (``rules_train_12``): ``where`` names the table,
+    ``shown`` what it shows (a step, a pre-token), so the chosen row is forgotten when that changes."""
+    return "_".join(["rules", where, *map(str, shown)])
+
+
 GO_TRAIN = "go_train"
 """Set by a "open the Train page" button's callback; the page then switches to Train."""
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import TIE_BREAKS, MergeStep, TrainResult
 from ui import state
+from ui.provenance import RULE_TABLE_HINT, rule_table
 from viz.corpus_strip import Excerpt, corpus_strip, corpus_strip_html
 from viz.markdown import left_out, plain
 from viz.tokens import STYLE, change_html, display_of
@@ -13,6 +14,7 @@ from viz.train_charts import (
     corpus_length_figure,
     mark_step,
     merge_count_figure,
+    pair_bars_css,
     pair_bars_figure,
     vocab_growth_figure,
 )
@@ -57,6 +59,11 @@ def _pair_bars(result: TrainResult, k: int, show) -> None:
     note = left_out(len(s.top_pairs), total, "distinct pairs", first="top")
     st.caption(f"Showing {note}." if note else f"All {total:,} distinct pairs.")
     st.plotly_chart(pair_bars_figure(s, show), width="stretch", key=state.PAIR_BARS)
+    shown = st.session_state.get(state.PAIR_BARS_SHOWN)  # the step whose bars were drawn last, and its result
+    before = result.steps[shown[1]] if shown is not None and shown[0] is result else None
+    st.session_state[state.PAIR_BARS_SHOWN] = (result, k)
+    if css := pair_bars_css(before, s, f"st-key-{state.PAIR_BARS}"):
+        st.html(css)  # only a <style>: it takes no room on the page
     if why := tie_explanation(s, show):
         st.caption(f"Tie: {plain(why)}.")
     if s.num_tied > len(s.tied):
@@ -111,9 +118,21 @@ def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
                 words.caption(f"Showing {note}, in corpus order.")
 
 
-def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt: Excerpt | None = None) -> None:
+def render_step(
+    result: TrainResult,
+    step: int,
+    *,
+    charts: bool = True,
+    excerpt: Excerpt | None = None,
+    where: str = "train",
+    train_link: bool = True,
+) -> None:
     """Draw merge ``step`` (1-based) of ``result``: pair bars, rewritten words, the corpus strip (when
-    ``excerpt``, the start of the corpus, is given), rules so far, and the three charts (``charts``)."""
+    ``excerpt``, the start of the corpus, is given), rules so far, and the three charts (``charts``).
+
+    A row of a rule table opens its token's tree (:func:`ui.provenance.rule_table`); ``where`` names
+    this page's tables in their keys, and ``train_link`` says whether the tree links to the Train page
+    (``result`` is the Train page's training)."""
     k = step - 1
     s = result.steps[k]
     show = display_of(result)
@@ -149,13 +168,29 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
     st.markdown(
         "**Merge rules so far** (newest first; the current rule is highlighted" + (f"; {note})" if note else ")")
     )
-    st.dataframe(
-        recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch", column_config=RULE_COLUMNS
+    st.caption(RULE_TABLE_HINT)
+    rule_table(
+        recent.style.apply(_highlight_first, axis=1),
+        recent["id"].tolist(),
+        result,
+        key=state.rule_table(where, step),
+        train_link=train_link,
+        width="stretch",
+        column_config=RULE_COLUMNS,
     )
     if k + 1 > _RULE_WINDOW:
         every = st.expander(f"All {k + 1:,} rules up to this merge", key=state.RULE_TABLE_OPEN, on_change="rerun")
         if every.open:  # lazy, as in _full_tables
-            every.dataframe(rules, hide_index=True, width="stretch", column_config=RULE_COLUMNS)
+            with every:
+                rule_table(
+                    rules,
+                    rules["id"].tolist(),
+                    result,
+                    key=state.rule_table(f"{where}_all", step),
+                    train_link=train_link,
+                    width="stretch",
+                    column_config=RULE_COLUMNS,
+                )
 
     if charts:
         figures = _charts(result)

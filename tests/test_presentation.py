@@ -126,9 +126,12 @@ def test_old_corpus_hash_links_still_say_what_they_were_made_from():
     at = opened({"text": "32a880f9df17", state.SOURCE: "Paste"})
     assert at.title[0].value.startswith("Train")  # not the Encode page: this `text` is a corpus hash
     assert "(SHA-256 32a880f9df17…)" in at.sidebar.info[0].value
-    # The hash is not a usable text link: `text` goes. (With the link check, the sidebar drops a corpus hash
-    # it holds no text for, so `corpus_hash` may go too; the notice above still names what the link was made from.)
-    assert at.query_params.get(sidebar.TEXT_PARAM, "32a880f9df17") == "32a880f9df17" and "text" not in at.query_params
+    # The hash is not a usable text link: `text` goes, and the renamed parameter keeps saying what the link
+    # was made from (so the link, passed on again, still names it)
+    assert at.query_params[sidebar.TEXT_PARAM] == "32a880f9df17" and "text" not in at.query_params
+    at.run()  # a rerun (any click) keeps both the notice's hash in the URL and the page
+    assert not at.exception and at.query_params[sidebar.TEXT_PARAM] == "32a880f9df17"
+    assert at.query_params[state.SOURCE] == "Paste"
 
 
 def test_pasted_corpus_hash_goes_into_corpus_hash():

@@ -262,6 +262,7 @@ def _apply(source: str, first: bool) -> None:
     first run (nothing applied yet) the defaults stand in for what cannot be used.
     """
     st.session_state.pop(state.TRAIN_PROBLEM, None)
+    stand_in = False  # the default sample stands in for a link's text: the link keeps naming that text
     try:
         choice = _current_choice(source)
     except CorpusInputError as exc:
@@ -269,6 +270,7 @@ def _apply(source: str, first: bool) -> None:
             st.error(plain(exc))
             return
         choice = _link_without_text(source)  # a shared link to text this session has not seen
+        stand_in = True
     try:
         settings = _current_settings().checked()
         session_trained(choice, settings)
@@ -280,7 +282,9 @@ def _apply(source: str, first: bool) -> None:
         settings = TrainSettings()
     st.session_state[state.APPLIED_CORPUS] = choice
     st.session_state[state.APPLIED_SETTINGS] = settings
-    if choice.source == "sample":
+    if stand_in:
+        pass  # its corpus hash stays in the URL: passed on, the link still says what it was made from
+    elif choice.source == "sample":
         st.query_params.pop(TEXT_PARAM, None)
     else:
         st.query_params[TEXT_PARAM] = choice.digest

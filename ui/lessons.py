@@ -1,11 +1,11 @@
-"""Ready-made demonstrations for teachers: each lesson explains itself and runs live on editable input."""
+"""The Lessons page's drawing: each lesson reads its widgets, trains through the cache and draws what the
+builders in :mod:`viz.lessons` return (every table, token row and sentence is built and tested there)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from bpe_core import TIE_BREAKS, BPEError, Tokenizer, TrainResult
@@ -15,40 +15,12 @@ from ui.corpus import shares_text
 from ui.player import step_player
 from ui.settings import TrainSettings
 from ui.step_view import render_step
-from viz.compare import compression_figure, first_divergence, merge_timeline
-from viz.corpus_strip import excerpt_pieces
-from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule_steps_frame, token_views
-from viz.markdown import code, left_out, plain
-from viz.tokens import (
-    STYLE,
-    display_of,
-    end_of_word_mode,
-    isolate_words,
-    strings_row,
-    tokens_row,
-    visible,
-    word_change_html,
-)
-from viz.train_tables import merges_frame, token_counts
+from viz import lessons as build
+from viz.compare import first_divergence, merge_timeline
+from viz.markdown import plain
+from viz.train_tables import token_counts
 
-TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
-ORDER_RULES = "b c\na b\nab c\nabc d\na bc"
-REORDERED_RULES = "a b\nb c\nab c\nabc d\na bc"
-ENGLISH = (
-    "the cat sat on the mat. the café opened early and the cat came in. "
-    "we ate cake at the café, then the naive cat sat on the hat."
-)
-UNSEEN = "the naïve cat 🙂"
-"""Lesson 4's text: of its characters only 'ï' and the emoji are not in :data:`ENGLISH` (which spells
-'naive' without the diaeresis), so a char-level tokenizer must fall back on exactly those two."""
-HELD_OUT_CHARS = 20_000
 KEY_COLUMN = st.column_config.TextColumn(width="large", help="What the tie rule compared")
-FALLBACK_NOTE = (
-    "Dashed red: a character the corpus never had, so it is not in the alphabet; it is kept as a symbol of "
-    "its own, with a temporary id (marked *) past the vocabulary."
-)
-WORD_END_RULES = 8
-"""How many merge rules lesson 6 lists per pre-tokenizer."""
 
 
 @dataclass(frozen=True)
@@ -67,30 +39,32 @@ def _text(lesson: int, label: str, default: str, *, area: bool = False, height: 
     return st.text_input(label, default, key=key, bind="query-params")
 
 
-def _train(text: str, **changes) -> TrainResult | None:
-    """Train with the default settings changed by ``changes``; show the reason and return None on bad input."""
+def _train(text: str, settings: TrainSettings | None = None, **changes) -> TrainResult | None:
+    """Train with ``settings`` (the defaults) changed by ``changes``; show the reason and return None on bad input."""
     try:
-        return trained(text, TrainSettings().with_(**changes))
+        return trained(text, (settings or TrainSettings()).with_(**changes))
     except (BPEError, TypeError) as exc:
         st.error(f"Cannot train on this input: {plain(exc)}")
         return None
 
 
-def _nothing_learned(result: TrainResult) -> bool:
-    """Say so and return True when training learned no merge (the reason comes from the engine)."""
-    if result.num_merges:
+def _learned(result: TrainResult | None) -> bool:
+    """Whether ``result`` learned a merge; says why not when it did not (a bad input already said so)."""
+    if result is None:
         return False
-    st.warning(f"Nothing to show: {plain(result.stop_reason or 'no merge was learned')}.")
+    if warning := build.nothing_learned(result):
+        st.warning(warning)
+        return False
     return True
 
 
 def merges_form(i: int) -> None:
-    text = _text(i, "Corpus", TEXTBOOK, area=True)
+    text = _text(i, "Corpus", build.TEXTBOOK, area=True)
     n = st.number_input("Merges", 1, 100, 10, key=state.lesson_key(i, "merges"), bind="query-params")
     result = _train(text, budget=int(n))
-    if result is None or _nothing_learned(result):
+    if not _learned(result):
         return
-    excerpt = excerpt_pieces(text, result.config.pretokenizer, result.config.special_tokens)
+    excerpt = build.lesson1_excerpt(result, text)
     step_player(
         result.num_merges,
         lambda step: render_step(result, step, charts=False, excerpt=excerpt),
@@ -102,193 +76,121 @@ def merges_form(i: int) -> None:
 def ties(i: int) -> None:
     text = _text(i, "Corpus", "aaabdaaabac")
     runs = {rule: _train(text, pretokenizer="none", tie_break=rule, budget=4) for rule in TIE_BREAKS}
-    if any(r is None for r in runs.values()) or _nothing_learned(runs["first_seen"]):
+    if any(r is None for r in runs.values()) or not _learned(runs["first_seen"]):
         return
     table, _status = merge_timeline(runs)
     st.dataframe(table, width="stretch")
     split = first_divergence(runs)
     if split is None:
-        st.success("Every rule picks the same merges here: no tie had to be broken. Try 'aaabdaaabac' or 'abab'.")
+        st.success(build.ties_message(split))
         return
-    st.info(f"The rules part ways at merge {split + 1} (rank {split}). The tied pairs, best first, and what decided:")
+    st.info(build.ties_message(split))
     grid = [col for _ in range(0, len(runs), 2) for col in st.columns(2)]  # two per row: the keys are long
-    for col, (rule, r) in zip(grid, runs.items()):
-        if split >= r.num_merges:
-            col.markdown(f"**{rule}** stops before merge {split + 1}: {plain(r.stop_reason or 'no pair left')}")
-            continue
-        step = r.steps[split]
-        show = display_of(r)
-        col.markdown(f"**{rule}** picks {code(show(step.pair[0]))} + {code(show(step.pair[1]))}")
-        col.dataframe(
-            pd.DataFrame(
-                {
-                    "pair": [" + ".join(map(show, p)) for p in step.tied],
-                    "key": [isolate_words(k) for k in step.tie_keys],
-                }
-            ),
-            hide_index=True,
-            width="stretch",
-            column_config={"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN},
-        )
-
-
-BLOCKED_CORPUS = "hug pug bug sun"
-"""Lesson 3's corpus: ``ug`` and ``ug</w>`` are learned first, and ``sun`` puts ``s`` in the alphabet, so in
-``hugs`` the ``s`` is an ordinary symbol that stands between ``ug`` and ``</w>``."""
+    for col, pick in zip(grid, build.tie_picks(runs, split)):
+        col.markdown(pick.heading)
+        if pick.tied is not None:
+            config = {"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN}
+            col.dataframe(pick.tied, hide_index=True, width="stretch", column_config=config)
 
 
 def blocked(i: int) -> None:
-    corpus = _text(i, "Corpus", BLOCKED_CORPUS)
+    corpus = _text(i, "Corpus", build.BLOCKED_CORPUS)
     word = _text(i, "Word to encode", "hugs")
     result = _train(corpus, budget=2)
-    if result is None or _nothing_learned(result):
+    if not _learned(result):
         return
-    show = display_of(result)
+    body = build.blocked_lesson(result, word)
     st.markdown("**Learned rules**")
-    st.dataframe(merges_frame(result, show=show)[["rank", "left", "right", "token", "count"]], hide_index=True)
-    tok = result.tokenizer
-    trace = tok.encode_with_trace(word)
-    views = token_views(tok, trace)
-    st.html(tokens_row(views))
-    for piece in trace.pieces:
-        st.text(f"Pre-token {visible(piece.text)!r}: its symbols, then each rule that fired")
-        st.html(strings_row(piece.initial, tok.unit, end_of_word_mode(tok)))
-        st.dataframe(rule_steps_frame(piece, show), hide_index=True, width="stretch")
+    st.dataframe(body.rules, hide_index=True)
+    st.html(body.tokens_html)
+    for piece in body.pieces:
+        st.text(piece.caption)
+        st.html(piece.symbols_html)
+        st.dataframe(piece.steps, hide_index=True, width="stretch")
         st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
-        if blocked_rules(piece):
-            st.dataframe(blocked_frame(piece, show), hide_index=True, width="stretch")
+        if piece.blocked is not None:
+            st.dataframe(piece.blocked, hide_index=True, width="stretch")
         else:
             st.caption("No rule was blocked in this word.")
-    if any(v.fallback for v in views):
-        st.caption(FALLBACK_NOTE)
+    if body.fallback:
+        st.caption(build.FALLBACK_NOTE)
 
 
 def byte_fallback(i: int) -> None:
-    corpus = _text(i, "Training text", ENGLISH, area=True)
-    text = _text(i, "Text to encode", UNSEEN)
+    corpus = _text(i, "Training text", build.ENGLISH, area=True)
+    text = _text(i, "Text to encode", build.UNSEEN)
     byte = _train(corpus, pretokenizer="gpt2", unit="byte", budget=40)
     char = _train(corpus, budget=40)
     if byte is None or char is None:
         return
-    variants = {
-        f"byte-level BPE ({byte.num_merges} merges on this text)": byte.tokenizer,
-        "char + <unk>": char.tokenizer.with_fallback("unk"),
-        "char + <0xNN> bytes": char.tokenizer.with_fallback("bytes"),
-    }
-    rows = []
-    for col, (name, tok) in zip(st.columns(3), variants.items()):
-        trace = tok.encode_with_trace(text)
+    columns = [build.fallback_column(name, tok, text) for name, tok in build.fallback_tokenizers(byte, char).items()]
+    for col, column in zip(st.columns(3), columns):
         with col:
-            st.markdown(f"**{name}**: {len(trace.ids)} tokens")
-            st.html(tokens_row(token_views(tok, trace), show_ids=False))
-            fell = [f for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")]
-            rows += [{"tokenizer": name, **f} for f in fell]
-            if not fell:
+            st.markdown(column.heading)
+            st.html(column.tokens_html)
+            if not column.rows:
                 st.caption("Every character is in the alphabet: nothing fell back.")
-            rt = tok.round_trip(text)
-            if rt.ok:
-                st.success("round trip holds")
+            if column.broken:
+                st.warning(column.broken)
             else:
-                st.warning(f"round trip breaks at character {rt.position}: {plain(rt.reason)}")
-    if rows:  # one table across the page: three narrow ones would cut the byte columns off
+                st.success("round trip holds")
+    table = build.fallback_table(columns)
+    if table is not None:
         st.caption("What each tokenizer did with the characters it could not hold as one symbol:")
-        st.dataframe(
-            pd.DataFrame(rows),
-            hide_index=True,
-            width="stretch",
-            column_config={"tokens": st.column_config.TextColumn(width="large")},
-        )
+        config = {"tokens": st.column_config.TextColumn(width="large")}
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 
 def overlaps(i: int) -> None:
     text = _text(i, "Corpus", "aaaaa")
     result = _train(text, pretokenizer="none", budget=3, min_frequency=1)
-    if result is None or _nothing_learned(result):
+    if not _learned(result):
         return
-    show = display_of(result)
-    rows = [
-        {
-            "merge": s.rank + 1,
-            "pair": f"{show(s.pair[0])} + {show(s.pair[1])}",
-            "count": s.count,
-            "replaced": s.replacements,
-        }
-        for s in result.summaries
-    ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    w = result.steps[0].words[0]
+    st.dataframe(build.overlaps_frame(result), hide_index=True, width="stretch")
     st.caption("Merge 1, before → after (the new tokens outlined):")
-    eow = end_of_word_mode(result)
-    st.html(STYLE + word_change_html(w.before, w.after, w.merged_at, result.config.unit, eow, w.excerpt))
+    st.html(build.first_change_html(result))
 
 
 def word_ends(i: int) -> None:
-    corpus = _text(i, "Corpus", ENGLISH, area=True)
+    corpus = _text(i, "Corpus", build.ENGLISH, area=True)
     sentence = _text(i, "Sentence", "the cat ate the cake")
-    configs = {
-        "</w> separate": {"pretokenizer": "whitespace_eow", "end_of_word": "separate"},
-        "</w> attached": {"pretokenizer": "whitespace_eow", "end_of_word": "attached"},
-        "trailing space": {"pretokenizer": "trailing_space"},
-        "GPT-2 leading space": {"pretokenizer": "gpt2", "unit": "byte"},
-    }
-    for col, (name, changes) in zip(st.columns(4), configs.items()):
+    for col, (name, changes) in zip(st.columns(4), build.WORD_END_CONFIGS.items()):
         result = _train(corpus, budget=30, **changes)
         if result is None:
             return
-        tok = result.tokenizer
+        column = build.word_end_column(result, sentence)
         with col:
             st.markdown(f"**{name}**")
-            st.html(tokens_row(token_views(tok, tok.encode_with_trace(sentence)), show_ids=False))
-            rules = merges_frame(result, WORD_END_RULES - 1, display_of(result))
-            st.caption(f"Merge rules: {left_out(len(rules), result.num_merges, 'rules') or 'all of them'}.")
-            st.dataframe(rules[["left", "right", "token", "count"]], hide_index=True)
-
-
-def _lines_height(text: str) -> int:
-    """A text area height in pixels that shows every line of ``text`` without scrolling (and one spare)."""
-    return 26 * (text.count("\n") + 2) + 16
-
-
-def _rules(text: str) -> list[tuple[str, str]]:
-    rules = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != 2:
-            raise BPEError(f"line {n}: write one rule per line as two symbols, e.g. 'a b' (got {line!r})")
-        rules.append((parts[0], parts[1]))
-    return rules
+            st.html(column.tokens_html)
+            st.caption(column.caption)
+            st.dataframe(column.rules, hide_index=True)
 
 
 def merge_order(i: int) -> None:
     c = st.columns(3)
-    height = _lines_height(ORDER_RULES)
+    height = build.lines_height(build.ORDER_RULES)
     with c[0]:
-        table = _text(i, "Rules (one per line, in rank order)", ORDER_RULES, area=True, height=height)
+        table = _text(i, "Rules (one per line, in rank order)", build.ORDER_RULES, area=True, height=height)
     with c[1]:
-        reordered = _text(i, "Same rules, another order", REORDERED_RULES, area=True, height=height)
+        reordered = _text(i, "Same rules, another order", build.REORDERED_RULES, area=True, height=height)
     with c[2]:
         word = _text(i, "Word", "abcd")
     try:
-        first = Tokenizer.from_merges(_rules(table), pretokenizer="none")
-        second = Tokenizer.from_merges(_rules(reordered), pretokenizer="none")
+        first = Tokenizer.from_merges(build.parse_rules(table), pretokenizer="none")
+        second = Tokenizer.from_merges(build.parse_rules(reordered), pretokenizer="none")
     except BPEError as exc:
         st.error(plain(exc))
         return
     for tok, title in ((first, "Rules as learned"), (second, "Rules reordered")):
         st.markdown(f"**{title}**")
-        cols = st.columns(2)
-        for col, order in zip(cols, ("rank", "sequential")):
-            piece = tok.encode_with_trace(word, order=order).pieces
-            with col:
-                st.markdown(f"{order} order → " + " ".join(code(t) for p in piece for t in p.tokens))
-                for p in piece:
-                    st.dataframe(rule_steps_frame(p, display_of(tok)), hide_index=True, width="stretch")
+        for col, result in zip(st.columns(2), build.order_results(tok, word)):
+            col.markdown(result.line)
+            for steps in result.steps:
+                col.dataframe(steps, hide_index=True, width="stretch")
 
 
 def vocab_tradeoff(i: int) -> None:
-    labels = ["Wikipedia: Taylor Swift (186 KB)", "Shakespeare excerpt (12 KB)", "Tiny Shakespeare (1.1 MB)"]
+    labels = list(build.TRADEOFF_SAMPLES)
     c = st.columns(3)
     label = c[0].selectbox("Train on", labels, key=state.lesson_key(i, "corpus"), bind="query-params")
     held_label = c[1].selectbox("Held out", labels[::-1], key=state.lesson_key(i, "held"), bind="query-params")
@@ -300,94 +202,22 @@ def vocab_tradeoff(i: int) -> None:
         return
     text = sample_text(label)
     settings = TrainSettings().with_(pretokenizer="gpt2", unit="byte", budget=int(n))
-    try:
-        result = trained(text, settings)
-    except (BPEError, TypeError) as exc:
-        st.error(f"Cannot train on this input: {plain(exc)}")
+    result = _train(text, settings)
+    if result is None:
         return
-    held = sample_text(held_label)[:HELD_OUT_CHARS]
-    base = len(result.vocab) - result.num_merges
+    held = sample_text(held_label)[: build.HELD_OUT_CHARS]
     seen, unseen = f"training corpus: {label}", f"held out: {held_label}"
-    curves = {seen: token_counts(result), unseen: held_out_counts(text, settings, held, "rank")}
-    chars = {seen: result.text_chars, unseen: len(held)}
-    nbytes = {seen: result.text_bytes, unseen: len(held.encode())}
-    for col, metric in zip(st.columns(2), ("tokens per character", "chars per token")):
-        fig = compression_figure(
-            curves,
-            chars=chars,
-            nbytes=nbytes,
-            metric=metric,
-            title=f"{metric.capitalize()} against vocabulary size",
-            x_offset=base,
-            x_title="vocabulary size (256 bytes + merges)",
-        )
-        col.plotly_chart(fig, width="stretch")
-    final = {name: counts[-1] / chars[name] for name, counts in curves.items()}
-    st.caption(
-        f"With a vocabulary of {base + result.num_merges:,}: "
-        + "; ".join(f"{name}, {value:.3f} tokens per character" for name, value in final.items())
-        + "."
+    body = build.tradeoff(
+        {seen: token_counts(result), unseen: held_out_counts(text, settings, held, "rank")},
+        chars={seen: result.text_chars, unseen: len(held)},
+        nbytes={seen: result.text_bytes, unseen: len(held.encode())},
+        base=len(result.vocab) - result.num_merges,
     )
+    for col, fig in zip(st.columns(2), body.figures):
+        col.plotly_chart(fig, width="stretch")
+    st.caption(body.caption)
 
 
-LESSONS: list[Lesson] = [
-    Lesson(
-        "1. Merges form",
-        "BPE starts from single characters and, at every step, glues together the pair of neighbours "
-        "seen most often. In the textbook corpus `es`, `est` and `est</w>` come first (newest and widest "
-        "share them), then `lo` and `low`: each new token is a merge of two older ones.",
-        merges_form,
-    ),
-    Lesson(
-        "2. Ties",
-        "When two pairs share the top count, something must pick one. Each tool picks differently: the pair "
-        "seen first, the alphabetically smallest, subword-nmt's largest, or Hugging Face's smallest ids. "
-        "The table shows where the four rules part ways and what each compared.",
-        ties,
-    ),
-    Lesson(
-        "3. Blocked merge",
-        "A rule can only fire on two symbols that sit side by side. After training on `hug pug bug sun`, the rule "
-        "(ug, </w>) exists, but in `hugs` the `s` stands between `ug` and the end of the word, so it never fires.",
-        blocked,
-    ),
-    Lesson(
-        "4. Byte fallback",
-        "A character that training never saw has no symbol of its own. The training text below has `café` "
-        "and `naive` but no `ï` and no emoji, so those two are new. Byte-level BPE never has that problem: it spells "
-        "everything in bytes (`ï` is two, an emoji four). A character-level tokenizer must either give up "
-        "(`<unk>`) or spell the character in byte tokens `<0xNN>`, as SentencePiece and Llama do. All three "
-        "tokenizers here learn their merges (at most 40) from the training text; the byte-level one splits it "
-        "with GPT-2's pre-tokenizer but is not GPT-2. In the table, offset is the character's position in the "
-        "text to encode.",
-        byte_fallback,
-    ),
-    Lesson(
-        "5. Overlaps",
-        "In `aaaaa` the pair (a, a) occurs four times, but occurrences overlap: once the first two a's merge, "
-        "the second a is gone. Counting says 4, replacing left to right manages 2.",
-        overlaps,
-    ),
-    Lesson(
-        "6. Where words end",
-        "Whether a token knows it ends a word depends on the pre-tokenizer: a `</w>` symbol of its own, the "
-        "marker glued to the last letter, a trailing space, or GPT-2's space at the start of the next word. "
-        "Same corpus, four sets of tokens.",
-        word_ends,
-    ),
-    Lesson(
-        "7. Merge order matters",
-        "Encoding replays the merge table. Rank order repeatedly takes the lowest-ranked pair present (GPT-2, "
-        "tiktoken); sequential order runs through the table once. When a token can be built two ways they can "
-        "disagree, and reordering the same rules changes the result again.",
-        merge_order,
-    ),
-    Lesson(
-        "8. Vocabulary size trade-off",
-        "More merges mean a bigger vocabulary and fewer, longer tokens: tokens per character falls as the "
-        "vocabulary grows. The gain is steep at first and then flattens; on text the tokenizer never saw it "
-        "flattens sooner, because the later merges are words and names of the training text.",
-        vocab_tradeoff,
-    ),
-]
+_RENDERS = (merges_form, ties, blocked, byte_fallback, overlaps, word_ends, merge_order, vocab_tradeoff)
+LESSONS: list[Lesson] = [Lesson(t.title, t.explanation, r) for t, r in zip(build.LESSON_TEXTS, _RENDERS)]
 """Every lesson, in teaching order."""

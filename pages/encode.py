@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import FALLBACKS, ORDERS, BPEError
 from bpe_core.formats import BUNDLED
+from bpe_core.provenance import token_of_rank
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (
     READY,
@@ -22,7 +23,7 @@ from ui.cache import (
 )
 from ui.corpus import MAX_ENCODE_CHARS
 from ui.layout import setup_page
-from ui.provenance import token_picker
+from ui.provenance import RULE_TABLE_HINT, rule_table, token_picker
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, piece_label, rule_steps_frame
@@ -141,7 +142,8 @@ st.caption(
     "⟨U+200D ZWJ⟩: a character that draws nothing; ◌: the base a lone combining mark sits on. "
     "Hover a token for its vocabulary string and id; click it to play its pre-token rule by rule (below)."
 )
-token_picker(session_trained(corpus, settings) if choice == TRAINED else tokenizer, ids, key=state.ENCODE_TREE)
+tree_source = session_trained(corpus, settings) if choice == TRAINED else tokenizer  # what token trees explain
+token_picker(tree_source, ids, key=state.ENCODE_TREE)
 
 cols = st.columns(len(enc.stats))
 for col, (name, value) in zip(cols, enc.stats.items()):
@@ -203,7 +205,14 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
             st.markdown(f"**{name} order**")
         symbols("Initial symbols", p.initial)
         if p.steps:
-            st.dataframe(rule_steps_frame(p, show), hide_index=True, width="stretch")
+            st.caption(RULE_TABLE_HINT)
+            rule_table(
+                rule_steps_frame(p, show),
+                [token_of_rank(tokenizer, a.rank) for a in p.steps],
+                tree_source,
+                key=state.rule_table("encode", name, index, p.start, len(p.text)),
+                width="stretch",
+            )
         else:
             st.caption("No rule applies to this pre-token.")
         symbols("Final tokens", p.tokens)

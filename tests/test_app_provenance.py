@@ -192,3 +192,71 @@ def test_check_page_shows_user_text_as_text(hostile):
     at.text_area(key=state.CHECK_CORPUS).set_value(hostile + "\nab 2").run()
     assert not at.exception
     assert all("<script>" not in e.value and "](http" not in e.value for e in at.error)
+
+
+# ----------------------------------------------------------------- rule tables open a token's tree
+
+
+def rule_tables(at: AppTest, prefix: str) -> list:
+    """The selectable rule tables whose key starts with ``prefix`` (``rules_train_``), in page order."""
+    return [df for df in at.dataframe if (df.key or "").startswith(prefix)]
+
+
+def choose_row(at: AppTest, key: str, row: int) -> AppTest:
+    """What a click on row ``row`` of the table ``key`` sends (a single-row selection)."""
+    at.session_state[key] = {"selection": {"rows": [row], "columns": []}}
+    return at.run()
+
+
+def tree_captions(at: AppTest) -> list[str]:
+    return [c for c in captions(at) if c.startswith("“")]
+
+
+def test_train_rule_table_row_opens_its_token_tree():
+    at = page("app.py")
+    (table,) = rule_tables(at, "rules_train_")
+    assert table.key == state.rule_table("train", 1) and table.value.iloc[0]["token"] == "e</w>"
+    assert not tree_captions(at)  # nothing chosen yet
+    choose_row(at, table.key, 0)
+    assert not at.exception
+    assert tree_captions(at) == ["“e</w>” (id 57) is built from 2 base symbols by 1 merge (rank 0), 1 level deep."]
+    assert [b.label for b in at.button if b.key == f"{table.key}_tree_train"] == ["Open the Train page at merge 1"]
+    at.button(key=state.TRAIN_PLAYER.next).click().run()  # another step: another table, nothing chosen in it
+    assert not tree_captions(at)
+    (table,) = rule_tables(at, "rules_train_")
+    choose_row(at, table.key, 1)  # newest first: row 1 is the older rule, e + </w>
+    assert tree_captions(at)[0].startswith("“e</w>” (id 57)")
+    assert subheaders(at)[0].startswith("Merge 2 of 200")  # the player stayed where it was
+
+
+def test_encode_rule_table_row_opens_its_token_tree():
+    at = page(ENCODE)
+    table = rule_tables(at, "rules_encode_")[0]
+    assert table.value["token"].tolist() == [",</w>", "ll", "ell"]  # the pre-token 'Hello,'
+    choose_row(at, table.key, 2)
+    assert not at.exception
+    assert "“ell” (id 136) is built from 3 base symbols by 2 merges (ranks 15 to 79), 2 levels deep." in captions(at)
+    at.button(key=f"{table.key}_tree_train").click().run()  # the trained table: its tree links to the Train step
+    assert not at.exception
+    assert subheaders(at)[0] == "Merge 80 of 200 (rank 79): “e” + “ll” → “ell”"
+
+
+def test_encode_rule_table_on_gpt2_gives_gpt2_trees():
+    at = page(ENCODE)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("GPT-2").run()
+    table = rule_tables(at, "rules_encode_")[0]
+    last = len(table.value) - 1  # the rule that made the pre-token's last token: 'Hello'
+    assert table.value.iloc[last]["token"] == "Hello"
+    choose_row(at, table.key, last)
+    assert any(c.startswith("“Hello” (id 15,496) is built from 5 base symbols") for c in captions(at))
+    assert not [b for b in at.button if b.key and b.key.endswith("_train")]
+
+
+def test_lesson_rule_table_opens_a_tree_without_a_train_link():
+    at = page("pages/lessons.py")
+    (table,) = rule_tables(at, "rules_lesson1_")
+    choose_row(at, table.key, 0)
+    assert not at.exception
+    assert tree_captions(at)[0].startswith("“es” (id ")
+    assert any(c.startswith("Merge 1 of the training: the pair had a count of 9.") for c in captions(at))
+    assert not [b for b in at.button if b.key and b.key.endswith("_train")]  # the lesson's training is not Train's

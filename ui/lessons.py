@@ -67,7 +67,7 @@ def merges_form(i: int) -> None:
     excerpt = build.lesson1_excerpt(result, text)
     step_player(
         result.num_merges,
-        lambda step: render_step(result, step, charts=False, excerpt=excerpt),
+        lambda step: render_step(result, step, charts=False, excerpt=excerpt, where=f"lesson{i}", train_link=False),
         keys=state.lesson_player(i),
         source=(text, int(n)),
     )

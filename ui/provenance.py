@@ -47,7 +47,7 @@ def node_label(node: MergeTree, show) -> str:  # noqa: ANN001 - show: token stri
     return f"rank {node.rank:,}: {show(node.left.token)} + {show(node.right.token)} → {show(node.token)}"
 
 
-def tree_view(source: Tokenizer | TrainResult, token_id: int, *, key: str) -> MergeTree:
+def tree_view(source: Tokenizer | TrainResult, token_id: int, *, key: str, train_link: bool = True) -> MergeTree:
     """Draw the merge tree of ``token_id``: a sentence, the icicle and the table of its merges.
 
     For a training result it also lists, for a chosen merge of the tree, where the
@@ -57,6 +57,8 @@ def tree_view(source: Tokenizer | TrainResult, token_id: int, *, key: str) -> Me
         source: the tokenizer, or the training result behind it.
         token_id: the token to explain.
         key: a prefix for this view's widget keys.
+        train_link: draw the button to the Train page (False where ``source`` is not the
+            Train page's training, as in a lesson).
 
     Returns:
         The tree drawn.
@@ -70,11 +72,11 @@ def tree_view(source: Tokenizer | TrainResult, token_id: int, *, key: str) -> Me
     st.plotly_chart(tree_figure(tree, show), width="stretch", key=f"{key}_chart")
     st.dataframe(tree_merges_frame(tree, show), hide_index=True, width="stretch")
     if tree.step is not None:
-        _training_record(tree, show, key)
+        _training_record(tree, show, key, train_link)
     return tree
 
 
-def _training_record(tree: MergeTree, show, key: str) -> None:  # noqa: ANN001
+def _training_record(tree: MergeTree, show, key: str, train_link: bool) -> None:  # noqa: ANN001
     """The chosen merge's corpus places and the link to the Train page at its step."""
     nodes = sorted({n.token_id: n for n in tree.nodes() if n.step is not None}.values(), key=lambda n: n.step)
     labels = [node_label(n, show) for n in nodes]
@@ -85,6 +87,8 @@ def _training_record(tree: MergeTree, show, key: str) -> None:  # noqa: ANN001
         f"Where it was counted (first {len(node.places)} places, corpus order; offset in characters):"
     )
     st.dataframe(places_frame(node.places, show), hide_index=True, width="stretch")
+    if not train_link:
+        return
     st.button(
         f"Open the Train page at merge {node.step:,}",
         key=f"{key}_train",
@@ -110,3 +114,45 @@ def token_picker(source: Tokenizer | TrainResult, ids: Sequence[int], *, key: st
     if picked is not None:
         tree_view(source, picked, key=f"{key}_view")
         follow_train_link()
+
+
+RULE_TABLE_HINT = "Click a row to see the merge tree of the token its rule forms."
+
+
+def rule_table(
+    data: object,
+    ids: Sequence[int],
+    source: Tokenizer | TrainResult,
+    *,
+    key: str,
+    train_link: bool = True,
+    **dataframe_args: object,
+) -> int | None:
+    """A merge-rule table whose rows can be chosen: choosing one draws that rule's token's tree below it.
+
+    The same mechanism as the Token trees page's merge list (``st.dataframe`` with a
+    single-row selection), drawn in place so the page stays where it is.
+
+    Args:
+        data: the table (a DataFrame or its Styler), one row per rule.
+        ids: per row, the id of the token the rule forms.
+        source: the tokenizer, or the training result behind it (then the tree gives steps and
+            corpus places, and a button opens the Train page at a merge when ``train_link``).
+        key: the table's widget key; a key that names what the table shows (the step, the
+            pre-token) forgets the chosen row when that changes.
+        train_link: passed to :func:`tree_view`.
+        dataframe_args: more ``st.dataframe`` arguments (``column_config``, ``width``, ...).
+
+    Returns:
+        The chosen token's id, or ``None`` when no row is chosen.
+    """
+    event = st.dataframe(
+        data, hide_index=True, key=key, on_select="rerun", selection_mode="single-row", **dataframe_args
+    )
+    rows = event.selection.rows
+    if not rows or rows[0] >= len(ids):
+        return None
+    token = ids[rows[0]]
+    tree_view(source, token, key=f"{key}_tree", train_link=train_link)
+    follow_train_link()
+    return token

@@ -152,6 +152,14 @@ TREE_TOKEN = "tree_token"
 TREE_FROM = "tree_from"
 TREE_NODE = "tree_node"
 ENCODE_TREE = "encode_tree"
+
+
+def rule_table(where: str, *shown: object) -> str:
+    """The key of a rule table whose rows open a token's tree (``rules_train_12``): ``where`` names the table,
+    ``shown`` what it shows (a step, a pre-token), so the chosen row is forgotten when that changes."""
+    return "_".join(["rules", where, *map(str, shown)])
+
+
 GO_TRAIN = "go_train"
 """Set by a "open the Train page" button's callback; the page then switches to Train."""
 

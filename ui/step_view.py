@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import TIE_BREAKS, MergeStep, TrainResult
 from ui import state
+from ui.provenance import RULE_TABLE_HINT, rule_table
 from viz.corpus_strip import Excerpt, corpus_strip, corpus_strip_html
 from viz.markdown import left_out, plain
 from viz.tokens import STYLE, display_of, end_of_word_mode, word_change_html
@@ -113,9 +114,21 @@ def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
                 words.caption(f"Showing {note}, in corpus order.")
 
 
-def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt: Excerpt | None = None) -> None:
+def render_step(
+    result: TrainResult,
+    step: int,
+    *,
+    charts: bool = True,
+    excerpt: Excerpt | None = None,
+    where: str = "train",
+    train_link: bool = True,
+) -> None:
     """Draw merge ``step`` (1-based) of ``result``: pair bars, rewritten words, the corpus strip (when
-    ``excerpt``, the start of the corpus, is given), rules so far, and the three charts (``charts``)."""
+    ``excerpt``, the start of the corpus, is given), rules so far, and the three charts (``charts``).
+
+    A row of a rule table opens its token's tree (:func:`ui.provenance.rule_table`); ``where`` names
+    this page's tables in their keys, and ``train_link`` says whether the tree links to the Train page
+    (``result`` is the Train page's training)."""
     k = step - 1
     s = result.steps[k]
     eow = end_of_word_mode(result)
@@ -153,13 +166,29 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
     st.markdown(
         "**Merge rules so far** (newest first; the current rule is highlighted" + (f"; {note})" if note else ")")
     )
-    st.dataframe(
-        recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch", column_config=RULE_COLUMNS
+    st.caption(RULE_TABLE_HINT)
+    rule_table(
+        recent.style.apply(_highlight_first, axis=1),
+        recent["id"].tolist(),
+        result,
+        key=state.rule_table(where, step),
+        train_link=train_link,
+        width="stretch",
+        column_config=RULE_COLUMNS,
     )
     if k + 1 > _RULE_WINDOW:
         every = st.expander(f"All {k + 1:,} rules up to this merge", key=state.RULE_TABLE_OPEN, on_change="rerun")
         if every.open:  # lazy, as in _full_tables
-            every.dataframe(rules, hide_index=True, width="stretch", column_config=RULE_COLUMNS)
+            with every:
+                rule_table(
+                    rules,
+                    rules["id"].tolist(),
+                    result,
+                    key=state.rule_table(f"{where}_all", step),
+                    train_link=train_link,
+                    width="stretch",
+                    column_config=RULE_COLUMNS,
+                )
 
     if charts:
         figures = _charts(result)

@@ -679,3 +679,25 @@ def test_sidebar_help_names_each_option_and_its_source(at):
     assert [line.split("**")[1] for line in tie.splitlines() if line.startswith("- **")] == list(bpe_core.TIE_BREAKS)
     assert "minbpe" in tie and "subword-nmt" in tie and "BpeTrainer" in tie
     assert "Sennrich et al. 2016" in at.number_input(key=state.BUDGET).help
+
+
+def test_pause_ignores_the_hidden_sliders_old_step(at):
+    """While playing, a progress bar stands in for the slider; the browser can still hold the slider's old
+    value and send it with the Pause click. That value must not pull the player back."""
+    at.button(key=TRAIN.next).click().run()
+    slider = at.slider(key=TRAIN.step)  # the slider as the browser last drew it
+    at.button(key=TRAIN.play).click().run()
+    for shown in (3, 4):
+        at.session_state[TRAIN.tick] = 0.0  # a frame is due: the next run advances one step
+        at.run()
+        assert subheaders(at)[0].startswith(f"Merge {shown} of 200 ")
+    at.button(key=TRAIN.pause).click()
+    states = at._tree.get_widget_states()
+    slider.set_value(1)  # an older step than the server last gave it
+    states.widgets.append(slider._widget_state)  # sent along with the click, as the browser does
+    at._run(states)
+    assert not at.exception and at.session_state[TRAIN.playing] is False
+    assert subheaders(at)[0].startswith("Merge 4 of 200 ")
+    assert at.slider(key=TRAIN.step).value == 4
+    at.slider(key=TRAIN.step).set_value(9).run()  # the drawn slider still moves the player
+    assert subheaders(at)[0].startswith("Merge 9 of 200 ")

@@ -6,7 +6,9 @@ work above it (training, cache look-ups) is not repeated on every frame.
 The current step lives in its own session key, not in the slider. While
 playing, the slider is replaced by a progress bar: a slider would send back the
 value it last showed with every click, and a click that crosses a timer frame
-would then pull the player back a step. A frame advances only when a full
+would then pull the player back a step. The browser may still hold the hidden
+slider's old value and send it with the next click (Pause), so the slider is
+only followed when the last frame drew it. A frame advances only when a full
 interval has passed since the last advanced frame finished drawing, so a
 click during play never counts as a tick, and ticks that queued up behind a
 slow frame are dropped rather than replayed.
@@ -29,56 +31,52 @@ SHORTCUTS = {"first": "Home", "prev": "Left", "play": "Space", "next": "Right", 
 cursor is in a text box, so typing is never taken for stepping."""
 
 
+STEP_BUTTONS = {
+    "first": ("First", ":material/first_page:"),
+    "prev": ("Prev", ":material/chevron_left:"),
+    "next": ("Next", ":material/chevron_right:"),
+    "last": ("Last", ":material/last_page:"),
+}
+"""The buttons that move the player: label and icon, by their key in :class:`~ui.state.PlayerKeys`."""
+
+
 def _buttons(keys: PlayerKeys, n: int, pos: int, move: Callable[..., None], shortcuts: bool) -> None:
     """First, Prev, Play or Pause, Next, Last, each as wide as its label and key; Play and Pause rerun the app."""
     key_of = SHORTCUTS if shortcuts else dict.fromkeys(SHORTCUTS)
+    moves = {"first": {"to": 1}, "prev": {"delta": -1}, "next": {"delta": 1}, "last": {"to": n}}
+
+    def step_button(name: str) -> None:
+        label, icon = STEP_BUTTONS[name]
+        st.button(
+            label,
+            key=getattr(keys, name),
+            icon=icon,
+            on_click=move,
+            kwargs=moves[name],
+            width="content",
+            shortcut=key_of[name],
+        )
+
+    step_button("first")
+    step_button("prev")
+    _play_pause(keys, n, pos, key_of["play"])
+    step_button("next")
+    step_button("last")
+
+
+def _play_pause(keys: PlayerKeys, n: int, pos: int, shortcut: str | None) -> None:
+    """Pause while playing, else Play (from step 1 again when at the end); each reruns the whole app."""
     state = st.session_state
-    st.button(
-        "First",
-        key=keys.first,
-        icon=":material/first_page:",
-        on_click=move,
-        kwargs={"to": 1},
-        width="content",
-        shortcut=key_of["first"],
-    )
-    st.button(
-        "Prev",
-        key=keys.prev,
-        icon=":material/chevron_left:",
-        on_click=move,
-        kwargs={"delta": -1},
-        width="content",
-        shortcut=key_of["prev"],
-    )
     if state[keys.playing]:
-        if st.button("Pause", key=keys.pause, icon=":material/pause:", type="primary", shortcut=key_of["play"]):
+        if st.button("Pause", key=keys.pause, icon=":material/pause:", type="primary", shortcut=shortcut):
             state[keys.playing] = False
             st.rerun(scope="app")
-    elif st.button("Play", key=keys.play, icon=":material/play_arrow:", type="primary", shortcut=key_of["play"]):
+    elif st.button("Play", key=keys.play, icon=":material/play_arrow:", type="primary", shortcut=shortcut):
         if pos >= n:
             state[keys.pos] = 1
         state[keys.playing] = True
         state[keys.tick] = time.monotonic()
         st.rerun(scope="app")
-    st.button(
-        "Next",
-        key=keys.next,
-        icon=":material/chevron_right:",
-        on_click=move,
-        kwargs={"delta": 1},
-        width="content",
-        shortcut=key_of["next"],
-    )
-    st.button(
-        "Last",
-        key=keys.last,
-        icon=":material/last_page:",
-        on_click=move,
-        kwargs={"to": n},
-        width="content",
-        shortcut=key_of["last"],
-    )
 
 
 def _initial_step(slider_key: str, n: int) -> int:
@@ -136,7 +134,11 @@ def step_player(
         st.session_state[pos_key] = max(1, min(n, to if to is not None else current + delta))
 
     def follow_slider() -> None:
-        st.session_state[pos_key] = st.session_state[slider_key]
+        # Only a slider the last frame drew can have been moved. While playing, a progress bar stands in
+        # for it, and the value the browser may still hold for the hidden slider (sent again with the
+        # Pause click) is an old step: following it would pull the player back.
+        if st.session_state.get(keys.slider_live):
+            st.session_state[pos_key] = st.session_state[slider_key]
 
     @st.fragment(run_every=interval if playing else None)
     def frame() -> None:
@@ -169,6 +171,7 @@ def step_player(
                 st.rerun(scope="app")
             pos = st.session_state[pos_key]
             where = row if present else st
+            st.session_state[keys.slider_live] = not st.session_state[playing_key] and n > 1
             if st.session_state[playing_key]:
                 where.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
             elif n > 1:

@@ -49,6 +49,7 @@ class PlayerKeys:
         playing, speed, tick: whether it plays, the chosen speed, when it last advanced.
         first, prev, play, pause, next, last: its buttons.
         source: what the steps were computed from (a new source sends the player back to step 1).
+        slider_live: whether the last frame drew the slider (False while the progress bar stood in for it).
     """
 
     pos: str
@@ -63,6 +64,7 @@ class PlayerKeys:
     next: str
     last: str
     source: str
+    slider_live: str
 
 
 def player_keys(prefix: str) -> PlayerKeys:

@@ -388,3 +388,22 @@ def test_session_names_are_text_not_markdown(page, tmp_path):
     assert page.locator("a[href*='example.invalid']").count() == 0  # not even a bare link
     assert page.locator("strong", has_text="bold").count() == 0
     _shot(page, "encode-session-names")
+
+
+def test_word_count_upload_trains_on_the_counts(page, tmp_path):
+    """A word-count file (`word count` per line, as `sort | uniq -c` or DuckDB would give) is a corpus: the
+    textbook's four words train as if the text held each word that many times."""
+    _heading(page)
+    path = tmp_path / "counts.txt"
+    path.write_text("low 5\nlower 2\nnewest 6\nwidest 3\n", encoding="utf-8")
+    page.get_by_text("Word counts", exact=True).first.click()
+    page.locator("input[type=file]").set_input_files(str(path))
+    page.get_by_text("counts.txt").first.wait_for(timeout=20_000)
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("16 words (4 distinct)").wait_for(timeout=60_000)  # the sidebar names what was applied
+    page.get_by_role("heading", name=re.compile(r"^Merge 1 of \d+ \(rank 0\): “e” \+ “s” → “es”$")).wait_for(
+        timeout=60_000
+    )
+    distinct = page.get_by_test_id("stMetric").filter(has_text="distinct words")
+    assert distinct.get_by_test_id("stMetricValue").inner_text() == "4"
+    _shot(page, "word-counts")

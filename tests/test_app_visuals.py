@@ -146,3 +146,18 @@ def test_lesson_byte_fallback_offsets_mean_one_thing(at):
     assert "merged" not in table.columns and "outcome" in table.columns
     for char, offset in (("ï", 6), ("🙂", 14)):
         assert set(table[table["char"] == char]["offset"]) == {offset}  # the same offset in all three tokenizers
+
+
+def test_pair_bars_animate_from_the_step_drawn_before(at):
+    """Streamlit draws a new chart per step, so the bars' animation is a CSS one built from the step shown before."""
+    from viz.train_charts import pair_bars_css
+
+    result = default_result()
+    scope = f"st-key-{state.PAIR_BARS}"
+    assert not [b for b in html_bodies(at) if "@keyframes" in b]  # the first chart has nothing to move from
+    at.button(key=state.TRAIN_PLAYER.next).click().run()
+    (css,) = [b for b in html_bodies(at) if "@keyframes" in b]
+    assert css == pair_bars_css(result.steps[0], result.steps[1], scope)
+    at.slider(key=state.TRAIN_PLAYER.step).set_value(40).run()  # a jump: from step 2's bars to step 40's
+    (css,) = [b for b in html_bodies(at) if "@keyframes" in b]
+    assert css == pair_bars_css(result.steps[1], result.steps[39], scope)

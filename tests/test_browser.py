@@ -407,3 +407,18 @@ def test_word_count_upload_trains_on_the_counts(page, tmp_path):
     distinct = page.get_by_test_id("stMetric").filter(has_text="distinct words")
     assert distinct.get_by_test_id("stMetricValue").inner_text() == "4"
     _shot(page, "word-counts")
+
+
+def test_pair_bars_animate_between_steps(page):
+    """Each step's bars are a new plotly chart (so plotly's own transition cannot run): the CSS animation built
+    from the step shown before must reach the bars Chromium draws, one keyframes rule per bar."""
+    assert _heading(page).startswith("Merge 1 of 200")
+    bars = ".st-key-chart_pair_bars .bars .point path"
+    page.locator(bars).first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Next").click()
+    page.wait_for_function(
+        f"() => {{ const ps = [...document.querySelectorAll({bars!r})];"
+        " return ps.length >= 5 && ps.every((p, i) => getComputedStyle(p).animationName === `bpe-bar-1-${i}`); }",
+        timeout=30_000,
+    )
+    assert _heading(page).startswith("Merge 2 of 200")

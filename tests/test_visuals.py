@@ -29,7 +29,7 @@ from viz.tokens import (
     tokens_row,
     word_change_html,
 )
-from viz.train_charts import OTHER, TIED, WINNER, pair_bars_figure
+from viz.train_charts import OTHER, TIED, TRANSITION, WINNER, bar_starts, pair_bars_css, pair_bars_figure
 from viz.train_tables import corpus_summary, pretoken_noun
 
 LOW = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider new new"
@@ -326,3 +326,35 @@ def test_pre_token_noun_in_the_summary(low):
     gpt2 = train(LOW, num_merges=3, pretokenizer="gpt2", unit="byte")
     summary = corpus_summary(gpt2)
     assert "distinct words" not in summary and summary["distinct pre-tokens"] == len(gpt2.words)
+
+
+# ----------------------------------------------------------------- pair bars animate from the chart drawn before
+
+
+def test_bar_starts_are_the_widths_before_over_the_widths_now():
+    result = train(TEXTBOOK, num_merges=3)
+    first, second = result.steps[0], result.steps[1]
+    assert bar_starts(None, second) == [1.0] * len(second.top_pairs)  # nothing drawn before: no movement
+    assert bar_starts(second, second) == [1.0] * len(second.top_pairs)
+    then = dict(first.top_pairs)
+    top_then, top_now = max(then.values()), max(count for _pair, count in second.top_pairs)
+    starts = bar_starts(first, second)
+    for (pair, count), start in zip(second.top_pairs, starts):
+        expected = (then.get(pair, 0) / top_then) / (count / top_now)
+        assert start == pytest.approx(min(10.0, expected))
+    assert 0.0 in starts  # a pair the first chart did not show grows in from nothing
+    assert first.pair not in dict(second.top_pairs)  # merged at step 1, so stepping back it grows in again
+    assert bar_starts(second, first)[0] == 0.0
+
+
+def test_pair_bars_css_animates_each_bar_in_its_scope():
+    result = train(TEXTBOOK, num_merges=3)
+    first, second = result.steps[0], result.steps[1]
+    assert pair_bars_css(None, second, "st-key-bars") == ""
+    css = pair_bars_css(first, second, "st-key-bars")
+    assert css.startswith("<style>") and css.endswith("</style>") and css.count("<") == 2  # numbers only
+    starts = bar_starts(first, second)
+    for slot, start in enumerate(starts):
+        assert f".st-key-bars .bars .point:nth-child({slot + 1}) path{{animation-name:bpe-bar-1-{slot}}}" in css
+        assert f"@keyframes bpe-bar-1-{slot}{{from{{transform:scaleX({start:.4f})}}" in css
+    assert f"animation:{TRANSITION['duration']}ms" in css

@@ -14,6 +14,7 @@ from viz.train_charts import (
     corpus_length_figure,
     mark_step,
     merge_count_figure,
+    pair_bars_css,
     pair_bars_figure,
     vocab_growth_figure,
 )
@@ -58,6 +59,11 @@ def _pair_bars(result: TrainResult, k: int, show) -> None:
     note = left_out(len(s.top_pairs), total, "distinct pairs", first="top")
     st.caption(f"Showing {note}." if note else f"All {total:,} distinct pairs.")
     st.plotly_chart(pair_bars_figure(s, show), width="stretch", key=state.PAIR_BARS)
+    shown = st.session_state.get(state.PAIR_BARS_SHOWN)  # the step whose bars were drawn last, and its result
+    before = result.steps[shown[1]] if shown is not None and shown[0] is result else None
+    st.session_state[state.PAIR_BARS_SHOWN] = (result, k)
+    if css := pair_bars_css(before, s, f"st-key-{state.PAIR_BARS}"):
+        st.html(css)  # only a <style>: it takes no room on the page
     if why := tie_explanation(s, show):
         st.caption(f"Tie: {plain(why)}.")
     if s.num_tied > len(s.tied):

@@ -115,7 +115,9 @@ TIED = "#fcd34d"
 OTHER = "#94a3b8"
 """Every other pair's bar."""
 TRANSITION = {"duration": 300, "easing": "cubic-in-out"}
-"""How long bars take to grow or shrink to the next step's counts while the player runs (ms)."""
+"""How long bars take to grow or shrink to the next step's counts while the player runs (ms): plotly's
+``layout.transition``, and the CSS animation of :func:`pair_bars_css` (a new chart per step never
+transitions in Streamlit, so the CSS one is what the viewer sees)."""
 
 
 def _same(token: str) -> str:
@@ -178,3 +180,51 @@ def pair_bars_figure(step: MergeStep, show: Show = _same, *, height: int = 300) 
         "xaxis": {"title": {"text": "count"}, "range": [0, top * 1.3 or 1], "tickformat": ","},
     }
     return go.Figure(data=[bars], layout=layout)
+
+
+def bar_starts(before: MergeStep | None, step: MergeStep) -> list[float]:
+    """Where each bar of ``pair_bars_figure(step)`` (top first) starts its animation, as a fraction of its width.
+
+    Streamlit draws a new chart for every step (the chart's identity includes its
+    data), so plotly's own transition never runs; the bars are animated by CSS
+    instead, each growing or shrinking from the width it had in the chart drawn
+    before (``before``). A bar's width is its count over the axis length, which
+    is proportional to the step's top count (:func:`pair_bars_figure`), so a pair's
+    start is ``(count before / top before) / (count now / top now)``. A pair the
+    earlier chart did not show starts at 0 (it grows in); with no earlier chart
+    (``before`` is None) or the same step, every bar starts at its width (1.0).
+
+    Returns:
+        One fraction per bar, at least 0 and at most 10.
+    """
+    now = step.top_pairs
+    if before is None or before.rank == step.rank or not now:
+        return [1.0] * len(now)
+    top_now = max(count for _pair, count in now) or 1
+    then = dict(before.top_pairs)
+    top_then = max(then.values(), default=0) or 1
+    starts = []
+    for pair, count in now:
+        width_now = count / top_now
+        width_then = then.get(pair, 0) / top_then
+        starts.append(min(10.0, width_then / width_now) if width_now else 1.0)
+    return starts
+
+
+def pair_bars_css(before: MergeStep | None, step: MergeStep, scope: str) -> str:
+    """A ``<style>`` element that animates the bars of ``pair_bars_figure(step)`` from the widths they had in the
+    chart of ``before`` (:func:`bar_starts`), for the chart in the element whose class is ``scope``
+    (Streamlit's ``st-key-<key>``); empty when no bar moves. Every value in it is a number."""
+    starts = bar_starts(before, step)
+    if all(start == 1.0 for start in starts):
+        return ""
+    ms = TRANSITION["duration"]
+    rules = [
+        f".{scope} .bars .point path{{transform-box:fill-box;transform-origin:left center;"
+        f"animation:{ms}ms ease-out both}}"
+    ]
+    for slot, start in enumerate(starts):
+        name = f"bpe-bar-{step.rank}-{slot}"
+        rules.append(f".{scope} .bars .point:nth-child({slot + 1}) path{{animation-name:{name}}}")
+        rules.append(f"@keyframes {name}{{from{{transform:scaleX({start:.4f})}}to{{transform:none}}}}")
+    return "<style>" + "".join(rules) + "</style>"

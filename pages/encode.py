@@ -6,7 +6,6 @@ import streamlit as st
 
 from bpe_core import FALLBACKS, ORDERS, BPEError
 from bpe_core.formats import BUNDLED
-from bpe_core.provenance import token_of_rank
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (
     READY,
@@ -26,7 +25,14 @@ from ui.layout import setup_page
 from ui.provenance import RULE_TABLE_HINT, rule_table, token_picker
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
-from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, piece_label, rule_steps_frame
+from viz.encode_views import (
+    blocked_frame,
+    blocked_rules,
+    fallbacks_frame,
+    piece_label,
+    rule_steps_frame,
+    rule_token_ids,
+)
 from viz.markdown import code, left_out, plain
 from viz.tokens import display_of, strings_row, tokens_row
 
@@ -208,7 +214,7 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
             st.caption(RULE_TABLE_HINT)
             rule_table(
                 rule_steps_frame(p, show),
-                [token_of_rank(tokenizer, a.rank) for a in p.steps],
+                rule_token_ids(tokenizer, p),
                 tree_source,
                 key=state.rule_table("encode", name, index, p.start, len(p.text)),
                 width="stretch",

@@ -260,3 +260,16 @@ def test_lesson_rule_table_opens_a_tree_without_a_train_link():
     assert tree_captions(at)[0].startswith("“es” (id ")
     assert any(c.startswith("Merge 1 of the training: the pair had a count of 9.") for c in captions(at))
     assert not [b for b in at.button if b.key and b.key.endswith("_train")]  # the lesson's training is not Train's
+
+
+def test_encode_rule_table_on_o200k_gives_the_formed_tokens_tree():
+    """A rank file's rule position is not the token's id: the row still opens the token its rule formed."""
+    at = page(ENCODE)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("o200k_base").run()
+    at.text_area(key=state.ENCODE_TEXT).set_value("HTTPServer").run()
+    table = rule_tables(at, "rules_encode_")[0]
+    last = len(table.value) - 1
+    assert table.value.iloc[last]["token"] == "HTTP"
+    choose_row(at, table.key, last)
+    assert not at.exception
+    assert any(c.startswith("“HTTP” (id ") for c in captions(at))

@@ -497,3 +497,17 @@ def test_left_out():
     assert left_out(10, 10, "pairs") == ""
     assert left_out(10, 3, "pairs") == ""
     assert left_out(10, 1234, "distinct pairs", first="top") == "the top 10 of 1,234 distinct pairs (1,224 left out)"
+
+
+def test_rule_token_ids_follow_the_merge_table_position_not_the_id():
+    from bpe_core.formats import bundled
+    from viz.encode_views import rule_token_ids
+
+    result = train(" ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3), num_merges=10)
+    tok = result.tokenizer
+    (piece,) = tok.encode_with_trace("newest").pieces
+    assert [tok.id_to_token(i) for i in rule_token_ids(tok, piece)] == [a.token for a in piece.steps]
+    gpt2 = bundled("gpt2")
+    (hello,) = gpt2.encode_with_trace("Hello").pieces
+    assert hello.steps[-1].token == "Hello" and hello.steps[-1].rank != 15496  # a rank file: position, not id
+    assert rule_token_ids(gpt2, hello)[-1] == 15496

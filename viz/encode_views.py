@@ -122,6 +122,16 @@ def rule_steps_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     )
 
 
+def rule_token_ids(tokenizer: Tokenizer, piece: PieceTrace) -> list[int]:
+    """Per rule that fired in ``piece`` (the rows of :func:`rule_steps_frame`), the id of the token it formed.
+
+    A trace's rank is the rule's position in the merge table (``tokenizer.model.merge_ids``), for
+    rank files too, where the position is not the token's id (GPT-2's ``Hello`` is rule 15,240, id 15,496).
+    """
+    rules = tokenizer.model.merge_ids
+    return [rules[a.rank][2] for a in piece.steps]
+
+
 def blocked_rules(piece: PieceTrace) -> list[BlockedRule]:
     """The blocked rules worth explaining: both symbols were present and something kept them apart.
 

@@ -273,3 +273,16 @@ def test_encode_rule_table_on_o200k_gives_the_formed_tokens_tree():
     choose_row(at, table.key, last)
     assert not at.exception
     assert any(c.startswith("“HTTP” (id ") for c in captions(at))
+
+
+def test_all_rules_table_opens_a_tree_once_unfolded():
+    at = page("app.py")
+    at.slider(key=state.TRAIN_PLAYER.step).set_value(20).run()
+    assert not rule_tables(at, "rules_train_all_")  # folded: not built
+    at.session_state[state.RULE_TABLE_OPEN] = True  # the user unfolds it
+    at.run()
+    (table,) = rule_tables(at, "rules_train_all_")
+    assert len(table.value) == 20 and table.value.iloc[0]["token"] == "e</w>"
+    choose_row(at, table.key, 0)
+    assert not at.exception
+    assert "“e</w>” (id 57) is built from 2 base symbols by 1 merge (rank 0), 1 level deep." in captions(at)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,8 @@ class Results:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     load_after: str = ""
+    before: tuple[str, dict[str, str]] | None = None
+    """From ``--before``: the earlier report's label and its measured figure per target (:func:`read_before`)."""
 
 
 @dataclass(frozen=True)
@@ -341,6 +344,42 @@ def _ratio_table(cells: list[TrainCell], cpu: bool) -> list[str]:
     return _table(header, rows)
 
 
+def read_before(text: str, label: str) -> tuple[str, dict[str, str]]:
+    """The *Targets* table of an earlier ``RESULTS.md``: ``(label, {target: measured})``.
+
+    ``label`` names the earlier run (e.g. its commit); the run's date is added from the report's first line.
+    """
+    date = re.search(r" on (\d{4}-\d\d-\d\d)", text)
+    rows: dict[str, str] = {}
+    table = text.split("## Targets", 1)[-1].split("\n## ", 1)[0]
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == 3 and cells[0] not in ("target", "---"):
+            rows[cells[0]] = cells[1]
+    return (f"{label}, {date.group(1)}" if date else label), rows
+
+
+def _before_of(target: str, before: dict[str, str]) -> str:
+    """The earlier figure for ``target``: the same target, or one that differs only past its first 40 characters
+    and after the same heading (a changed threshold); "—" for a target the earlier run did not have."""
+    if target in before:
+        return before[target]
+    head = target.split(":", 1)[0]
+    for old, measured in before.items():
+        if old.split(":", 1)[0] == head and old[:40] == target[:40]:
+            return measured
+    return "—"
+
+
+def _targets(results: Results, vs: list[Verdict]) -> list[str]:
+    """The targets table, with the earlier run's figures beside this run's when ``--before`` gave them."""
+    if results.before is None:
+        return _table(["target", "measured", "verdict"], [[v.target, v.measured or "—", v.label] for v in vs], "lll")
+    label, before = results.before
+    rows = [[v.target, _before_of(v.target, before), v.measured or "—", v.label] for v in vs]
+    return _table(["target", f"before ({label})", "measured now", "verdict"], rows, "llll")
+
+
 def render(results: Results) -> str:
     """The whole report as markdown."""
     r = results
@@ -360,7 +399,7 @@ def render(results: Results) -> str:
     lines += _table(["", ""], [[k, v] for k, v in machine.items()], "ll")
     lines += ["", "## Targets", ""]
     vs = verdicts(r)
-    lines += _table(["target", "measured", "verdict"], [[v.target, v.measured or "—", v.label] for v in vs], "lll")
+    lines += _targets(r, vs)
     misses = [v for v in vs if v.ok is False]
     if misses:
         lines += [

@@ -18,6 +18,7 @@ import argparse
 import dataclasses
 import json
 import shlex
+import subprocess
 import sys
 import time
 import traceback
@@ -26,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from . import corpora as corpora_mod
-from .corpora import CORPUS_NAMES, read_corpus, sample
+from .corpora import CORPUS_NAMES, REPO, read_corpus, sample
 from .encoding import bundled_contenders, clear_caches, measure_encoding, trained_contenders
 from .measure import load_average, machine_facts
 from .profiles import gc_share, profile_call
-from .report import Results, render, verdicts
+from .report import Results, read_before, render, verdicts
 from .steps import measure_long_run, measure_step_views
 from .trainers import CONTENDERS, MAIN_KEYS
 from .training import measure_training
@@ -63,6 +64,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--corpora-dir", type=Path, help="where the corpora are (default ../shared/corpora)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown report (default bench/RESULTS.md)")
     ap.add_argument("--json", type=Path, help="also write the raw measurements as JSON")
+    ap.add_argument(
+        "--before",
+        metavar="REV:PATH",
+        help="an earlier report to show beside this run's figures, as git revision:path (86278f7:bench/RESULTS.md)",
+    )
     args = ap.parse_args(argv)
     quick = args.quick
     args.repeats = args.repeats or (1 if quick else 3)
@@ -98,6 +104,9 @@ def run(args: argparse.Namespace, command: str) -> Results:
         k: (sorted(v) if isinstance(v, set) else str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
     }
     results = Results(command=command, machine=machine, options=options)
+    if args.before:
+        earlier = subprocess.run(["git", "show", args.before], cwd=REPO, capture_output=True, text=True, check=True)
+        results.before = read_before(earlier.stdout, args.before.split(":", 1)[0])
     directory = args.corpora_dir
     if directory is not None:
         corpora_mod.CORPORA_DIR = directory

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from .errors import BPEError, EmptyCorpusError, ResourceLimitError
-from .pretokenize import pretokenize, split_special
+from .pretokenize import count_pretokens, split_special
 from .text import check_text
 
 Corpus = str | Mapping[str, int]
@@ -49,7 +49,7 @@ def word_counts(corpus: Corpus, pretokenizer: str, special_tokens: Iterable[str]
         counts: Counter[str] = Counter()
         for piece, special in split_special(corpus, special_tokens):
             if not special:
-                counts.update(pretokenize(piece, pretokenizer))
+                count_pretokens(piece, pretokenizer, counts)
         result = dict(counts)
     elif isinstance(corpus, Mapping):
         result = {}

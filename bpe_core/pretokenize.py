@@ -33,7 +33,8 @@ separates words and runs of whitespace count as one separator.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
 import regex
@@ -379,3 +380,55 @@ def split_special(text: str, special_tokens: Iterable[str]) -> list[tuple[str, b
     if cursor < len(text):
         out.append((text[cursor:], False))
     return out
+
+
+CHUNK_CHARS = 1 << 16
+"""Characters per slice when pre-tokens are counted a slice at a time (:func:`count_pretokens`)."""
+
+_REGEX_CUT = regex.compile(r"[\p{L}\p{N}](?=\n)")
+r"""A letter or digit before a newline: no match of the GPT-2 or GPT-4 pattern spans it, and none ends at the
+letter for another reason than the text ending there (a cut after punctuation would split GPT-4's ``!\n``; a
+cut after whitespace would change what ``\s+(?!\S)`` sees at the slice's end)."""
+
+
+def _slices(text: str, pretokenizer: str) -> Iterator[str]:
+    """``text`` in slices of about :data:`CHUNK_CHARS`, cut only where no pre-token of ``pretokenizer`` spans.
+
+    Whitespace modes cut just before a whitespace character; ``gpt2``/``gpt4``
+    just after a letter or digit followed by a newline (see :data:`_REGEX_CUT`).
+    Pre-tokenizing the slices one by one gives the pre-tokens of the whole text.
+    """
+    n, start = len(text), 0
+    while start < n:
+        end = min(n, start + CHUNK_CHARS)
+        if pretokenizer in REGEX_PATTERNS:
+            cut = _REGEX_CUT.search(text, end) if end < n else None
+            end = cut.end() if cut else n
+        else:
+            while end < n and not text[end].isspace():  # one pass over a long word at most, then it is behind us
+                end += 1
+        yield text[start:end]
+        start = end
+
+
+def count_pretokens(text: str, pretokenizer: str, counts: Counter[str]) -> None:
+    """Add the pre-tokens of ``text`` to ``counts``: ``counts.update(pretokenize(text, pretokenizer))``, leaner.
+
+    The whitespace and regex modes work a slice at a time (:func:`_slices`), so
+    the list of every pre-token of a large text never exists (it would take
+    several times the text's size); counts and their order of first appearance
+    are the same.
+
+    Raises:
+        OptionError: unknown ``pretokenizer``.
+        TypeError: ``text`` is not a ``str``.
+        PatternError: as :func:`pretokenize`.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    check_pretokenizer(pretokenizer)
+    if pretokenizer in ("whitespace_eow", "whitespace", *REGEX_PATTERNS):
+        for piece in _slices(text, pretokenizer):
+            counts.update(pretokenize(piece, pretokenizer))
+    else:
+        counts.update(pretokenize(text, pretokenizer))

@@ -42,7 +42,10 @@ def gone_marker(step: int) -> int:
 
 
 BATCH = 256
-"""The trace recorder packs the merges' records in batches of this many."""
+"""The trace recorder packs the merges' records in batches of at most this many merges..."""
+BATCH_CHANGES = 4096
+"""...or as soon as they hold this many pair-count changes (early merges change thousands of pairs each,
+and a change waiting as a tuple takes about six times its packed size)."""
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,7 @@ class TraceRecorder(Recorder):
         self.pending: list[list[tuple[int, int]]] = []
         self.pending_words: list[list[int]] = []
         self.since = 0
+        self.pending_changes = 0
 
     def start(self, counts: dict[int, int], sym: list[int], starts: list[int], tokens: int, size: int) -> None:  # noqa: D102
         super().start(counts, sym, starts, tokens, size)
@@ -260,11 +264,12 @@ class TraceRecorder(Recorder):
         self.pending.append(changes)  # packed in batches (see _flush): a few C calls per batch, not per merge
         self.pending_words.append(rewritten)
         self.since += len(changes)
+        self.pending_changes += len(changes)
         if self.since >= len(self.live):
             self._flush()
             self.checkpoints.append((len(self.counts), _pack(self.live)))
             self.since = 0
-        elif len(self.pending) >= BATCH:
+        elif len(self.pending) >= BATCH or self.pending_changes >= BATCH_CHANGES:
             self._flush()
 
     def _flush(self) -> None:
@@ -276,6 +281,7 @@ class TraceRecorder(Recorder):
         self.words.extend(chain.from_iterable(words))
         pending.clear()
         words.clear()
+        self.pending_changes = 0
 
     def finish(self, sym: list[int]) -> MergeLog:  # noqa: D102
         self._flush()

@@ -9,7 +9,7 @@ words that contain the merged pair.
 
 Here the index goes one level further down, to *positions*: every distinct
 word is laid out once in flat arrays as a doubly linked list of symbols, and
-each pair maps to the sorted list of positions where it starts. A merge visits exactly
+each pair maps to the sorted positions where it starts. A merge visits exactly
 its occurrences (left to right, so overlapping ones such as ``a a a`` merge as
 ``aa a``), rewires the list and adjusts the counts of the neighbouring pairs.
 This also keeps the ``none`` pre-tokenizer fast, where the whole text is one
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate, chain, repeat
@@ -31,7 +32,7 @@ from .encoder import Tokenizer
 from .errors import BudgetError
 from .memory import MemoryWatch
 from .options import check_training, marker_style
-from .recorder import Recorder, TraceRecorder, gone_marker
+from .recorder import MergeLog, Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
 from .symbols import SHIFT, SymbolTable, spell_corpus
 from .tiebreak import TieRule, tie_rule
@@ -203,7 +204,9 @@ def _train(
     state = _Trainer(texts, words, freqs, table, tie_rule(tie_break))
     del words  # consumed: the trainer holds its own flat copy
     stop_reason = state.run(num_merges, min_frequency, progress, recorder, watch)
-    return _result(corpus, counts, config, table, recorder, state, stop_reason)
+    log = recorder.finish(state.sym)
+    del state  # the layout, index and heap: freed before the tokenizer and result are built, to lower the peak
+    return _result(corpus, counts, config, table, recorder.merge_ids, recorder.initial_tokens, log, stop_reason)
 
 
 def _result(
@@ -211,13 +214,12 @@ def _result(
     counts: dict[str, int],
     config: TrainConfig,
     table: SymbolTable,
-    recorder: Recorder,
-    state: _Trainer,
+    merge_ids: list[tuple[int, int, int]],
+    initial_tokens: int,
+    log: MergeLog,
     stop_reason: str | None,
 ) -> TrainResult:
     """The :class:`TrainResult` of a finished run: the tokenizer, the corpus lengths and the recorder's log."""
-    texts, freqs = state.texts, state.freqs
-    merge_ids = recorder.merge_ids
     tokenizer = Tokenizer._from_training(table, merge_ids, config)
     num_chars = sum(len(w) * f for w, f in counts.items())
     num_bytes = sum(len(w.encode("utf-8", "surrogatepass")) * f for w, f in counts.items())
@@ -227,8 +229,8 @@ def _result(
         vocab={s: i for i, s in reversed(list(enumerate(table.strings)))},
         tokenizer=tokenizer,
         alphabet=tuple(table.strings[table.num_special : table.num_base]),
-        words=tuple(zip(texts, freqs)),
-        initial_tokens=recorder.initial_tokens,
+        words=tuple(counts.items()),
+        initial_tokens=initial_tokens,
         num_chars=num_chars,
         num_bytes=num_bytes,
         text_chars=len(corpus) if isinstance(corpus, str) else num_chars,
@@ -236,7 +238,7 @@ def _result(
         stop_reason=stop_reason,
         symbol_strings=tuple(table.strings),
         hf_ranks=tuple(table.hf_rank),
-        log=recorder.finish(state.sym),
+        log=log,
     )
 
 
@@ -280,13 +282,13 @@ def _check_int(name: str, value: object, minimum: int) -> None:
         raise BudgetError(f"{name} must be at least {minimum}, got {value}")
 
 
-def _layout(words: list[list[int]]) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
-    """Lay out the words one after another: ``(sym, nxt, prv, starts, ends, positions)``, emptying ``words``.
+def _layout(words: list[list[int]]) -> tuple[list[int], array, array, list[int], list[int]]:
+    """Lay out the words one after another: ``(sym, nxt, prv, starts, ends)``, emptying ``words``.
 
     ``nxt``/``prv`` link each position to its neighbours in the word (``-1`` at
-    an edge); ``positions`` is ``range(len(sym))`` as a list whose int objects
-    ``nxt``, ``prv`` and the pair index share, and the word lists are freed
-    once copied, to keep the peak memory low.
+    an edge). They are C arrays, not lists: a list would hold an int object per
+    position (32 bytes each, on top of the 8-byte slot), the bulk of training's
+    memory. The word lists are freed once copied, to keep the peak memory low.
     """
     lengths = list(map(len, words))
     sym = list(chain.from_iterable(words))
@@ -294,17 +296,15 @@ def _layout(words: list[list[int]]) -> tuple[list[int], list[int], list[int], li
     size = len(sym)
     ends = list(accumulate(lengths))
     starts = [0, *ends[:-1]]
-    positions = list(range(size))
-    nxt = positions[1:]
-    nxt.append(-1)
-    prv = [-1, *positions[:-1]]
+    nxt = array("i", range(1, size + 1))
+    prv = array("i", range(-1, size - 1))
     for start, end in zip(starts, ends):
         nxt[end - 1] = -1
         prv[start] = -1
-    return sym, nxt, prv, starts, ends, positions
+    return sym, nxt, prv, starts, ends
 
 
-def _pair_index(sym: list[int], positions: list[int], ends: list[int]) -> dict[int, list[int]]:
+def _pair_index(sym: list[int], ends: list[int]) -> dict[int, list[int]]:
     """Pair key -> the sorted positions where the pair starts, in one pass over the layout.
 
     A word's last position pairs with a huge negative right symbol, so its key
@@ -318,7 +318,7 @@ def _pair_index(sym: list[int], positions: list[int], ends: list[int]) -> dict[i
     keys = map(add, map(mul, sym, repeat(SHIFT)), right)
     index: dict[int, list[int]] = {}
     group = index.setdefault
-    for p, key in zip(positions, keys):
+    for p, key in enumerate(keys):
         group(key, []).append(p)
     for key in [key for key in index if key < 0]:
         del index[key]
@@ -334,7 +334,7 @@ class _Trainer:
     positions ``starts[w]`` to ``ends[w] - 1``.
     ``index[k]`` is a superset of the positions where pair ``k`` starts:
     entries that stopped holding the pair are dropped lazily, when read, which
-    saves a removal per neighbour update. Every index entry is a sorted list: a
+    saves a removal per neighbour update. Every index entry is a sorted C array: a
     pair gains all its occurrences at once, at the start or in the merge that
     forms it (its new symbol did not exist before), and that merge visits its
     sites left to right, so appending keeps the order.
@@ -342,14 +342,16 @@ class _Trainer:
 
     def __init__(self, texts: list[str], words: list[list[int]], freqs: list[int], table: SymbolTable, rule: TieRule):
         self.texts, self.freqs, self.table, self.rule = texts, freqs, table, rule
-        sym, nxt, prv, starts, ends, positions = _layout(words)
+        sym, nxt, prv, starts, ends = _layout(words)
         lengths = [e - s for s, e in zip(starts, ends)]
-        index = _pair_index(sym, positions, ends)
-        del positions
+        lists = _pair_index(sym, ends)
         weight = list(chain.from_iterable(repeat(f, n) for f, n in zip(freqs, lengths)))  # freed once counted
         wget = weight.__getitem__
-        self.counts = {key: sum(map(wget, members)) for key, members in index.items()}
+        self.counts = {key: sum(map(wget, members)) for key, members in lists.items()}
         del weight
+        index: dict[int, array] = lists  # type: ignore[assignment]  # each list becomes a C array, one at a time
+        for key, members in lists.items():
+            index[key] = array("i", members)
         sym.append(-2)  # sentinel: sym[nxt[p]] is -2 when p ends its word (nxt[p] == -1)
         self.sym, self.nxt, self.prv, self.index = sym, nxt, prv, index
         self.starts, self.ends = starts, ends
@@ -501,7 +503,7 @@ class _Trainer:
                 delta[k] = dget(k, 0) + f
                 held = iget(k)
                 if held is None:
-                    index[k] = [p]
+                    index[k] = array("i", (p,))
                 else:
                     held.append(p)
             n = nxt[j]
@@ -513,7 +515,7 @@ class _Trainer:
                 delta[k] = dget(k, 0) + f
                 held = iget(k)
                 if held is None:
-                    index[k] = [i]
+                    index[k] = array("i", (i,))
                 else:
                     held.append(i)
                 prv[n] = i

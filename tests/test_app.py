@@ -101,6 +101,12 @@ def at() -> AppTest:
 # ----------------------------------------------------------------- Train page
 
 
+def open_pair_table(at: AppTest) -> None:
+    """Unfold the step's "Pair counts as a table" expander (lazy: built only while open) and rerun."""
+    at.session_state[state.PAIR_TABLE_OPEN] = True
+    at.run()
+
+
 def test_default_load_trains_the_default_sample(at):
     assert subheaders(at)[0] == "Merge 1 of 200 (rank 0): “e” + “</w>” → “e</w>”"
     m = metrics(at)
@@ -109,6 +115,8 @@ def test_default_load_trains_the_default_sample(at):
         "Applied with Train: **Shakespeare excerpt (12 KB)**, 11,916 characters "
         "(for the Train and Compare pages and Encode's “Trained here”)"
     )
+    assert not any("tie key" in df.value.columns for df in at.dataframe)  # under a lazy expander, closed
+    open_pair_table(at)
     assert at.dataframe[0].value.iloc[0]["count"] == 350
     assert not [m.value for m in at.markdown if "page icon" in m.value]  # no stray string drawn by magic
     pairs = default_result().num_pairs_at(0)
@@ -162,6 +170,7 @@ def test_changing_settings_retrains(at):
     # A new training result starts at its first merge, not at the step the old one was on.
     assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"
     assert at.slider(key=TRAIN.step).value == 1
+    open_pair_table(at)
     status = at.dataframe[0].value["status"].tolist()
     assert status[0] == "won tie" and status[1] == "lost tie"
     assert any(c.startswith("Tie: alphabetical picked e + s ('e' 's' (smallest wins)) over ") for c in captions(at))

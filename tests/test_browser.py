@@ -176,7 +176,8 @@ def _stays(pg, merge: int, ticks: int = 3) -> bool:
 
 LONG_TASKS = """window.__longTaskEnd = 0;
 new PerformanceObserver(list => { for (const e of list.getEntries())
-  window.__longTaskEnd = Math.max(window.__longTaskEnd, e.startTime + e.duration); }).observe({type: 'longtask', buffered: true});"""
+  window.__longTaskEnd = Math.max(window.__longTaskEnd, e.startTime + e.duration); })
+  .observe({type: 'longtask', buffered: true});"""
 """An init script that records when the page's main thread last finished a long task (over 50 ms)."""
 
 

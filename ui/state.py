@@ -79,6 +79,10 @@ CHART_KEYS = ("chart_counts", "chart_compression", "chart_vocab")
 """The Train page's three charts: winning count, corpus length, vocabulary size."""
 PAIR_BARS = "chart_pair_bars"
 """The top-pair bar chart (one key, so that plotly animates it from step to step)."""
+PAIR_TABLE_OPEN = "train_pair_table_open"
+WORD_TABLE_OPEN = "train_word_table_open"
+RULE_TABLE_OPEN = "train_rule_table_open"
+"""Whether the Train step's lazy expanders (pair-count table, all rewritten words, all rules) are open."""
 
 # Encode page
 ENCODE_TEXT = "encode_text"

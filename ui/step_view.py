@@ -85,26 +85,32 @@ def _rewritten_words(s: MergeStep, unit: str, eow: bool, noun: str) -> None:
 
 
 def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
-    """The pair counts (with the tie keys) and every rewritten word as tables, across the page's width."""
+    """The pair counts (with the tie keys) and every rewritten word as tables, across the page's width.
+
+    The expanders are lazy: their tables are built only while open, so a step change does not pay for
+    tables nobody unfolded (they were a third of a step's server time).
+    """
     s = result.steps[k]
-    with st.expander("Pair counts as a table, with the tie keys"):
-        st.dataframe(
+    pairs = st.expander("Pair counts as a table, with the tie keys", key=state.PAIR_TABLE_OPEN, on_change="rerun")
+    if pairs.open:
+        pairs.dataframe(
             pair_counts_frame(s, show).style.apply(_highlight_first, axis=1),
             hide_index=True,
             width="stretch",
             column_config=PAIR_COLUMNS,
         )
     if s.num_words > len(s.words):
-        with st.expander(f"All {s.num_words:,} rewritten {noun}"):
+        words = st.expander(f"All {s.num_words:,} rewritten {noun}", key=state.WORD_TABLE_OPEN, on_change="rerun")
+        if words.open:
             limit = 2000
-            st.dataframe(
+            words.dataframe(
                 word_changes_frame(result.word_changes(k, limit=limit), show),
                 hide_index=True,
                 width="stretch",
                 column_config=WORD_COLUMNS,
             )
             if note := left_out(limit, s.num_words, "words"):
-                st.caption(f"Showing {note}, in corpus order.")
+                words.caption(f"Showing {note}, in corpus order.")
 
 
 def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt: Excerpt | None = None) -> None:
@@ -151,8 +157,9 @@ def render_step(result: TrainResult, step: int, *, charts: bool = True, excerpt:
         recent.style.apply(_highlight_first, axis=1), hide_index=True, width="stretch", column_config=RULE_COLUMNS
     )
     if k + 1 > _RULE_WINDOW:
-        with st.expander(f"All {k + 1:,} rules up to this merge"):
-            st.dataframe(rules, hide_index=True, width="stretch", column_config=RULE_COLUMNS)
+        every = st.expander(f"All {k + 1:,} rules up to this merge", key=state.RULE_TABLE_OPEN, on_change="rerun")
+        if every.open:  # lazy, as in _full_tables
+            every.dataframe(rules, hide_index=True, width="stretch", column_config=RULE_COLUMNS)
 
     if charts:
         figures = _charts(result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -27,6 +28,12 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
     Changes ``fig`` in place and returns it, so a figure built once can follow a
     step player without being rebuilt (building one costs tens of milliseconds).
     """
+    line = next((s for s in fig.layout.shapes if s.name == _MARK), None)
+    note = next((a for a in fig.layout.annotations if a.name == _MARK), None)
+    if step is not None and line is not None and note is not None:  # move the marks: plotly validates new ones
+        line.update(x0=step, x1=step)
+        note.update(x=step, text=f"merge {step}", xanchor=_anchor(fig, step))
+        return fig
     shapes = [s for s in fig.layout.shapes if s.name != _MARK]
     notes = [a for a in fig.layout.annotations if a.name != _MARK]
     if step is not None:
@@ -43,8 +50,6 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
                 line={"dash": "dash", "color": "#f59e0b"},
             )
         )
-        lo, hi = fig.layout.xaxis.range or (None, None)
-        right_half = lo is not None and hi is not None and step > (lo + hi) / 2
         notes.append(
             go.layout.Annotation(
                 name=_MARK,
@@ -54,7 +59,7 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
                 yref="paper",
                 text=f"merge {step}",
                 showarrow=False,
-                xanchor="right" if right_half else "left",
+                xanchor=_anchor(fig, step),
                 yanchor="top",
             )
         )
@@ -63,15 +68,21 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
     return fig
 
 
+def _anchor(fig: go.Figure, step: int) -> str:
+    """Where the step's label sits against its line: left of it in the right half of the x range."""
+    lo, hi = fig.layout.xaxis.range or (None, None)
+    return "right" if lo is not None and hi is not None and step > (lo + hi) / 2 else "left"
+
+
 def merge_count_figure(result: TrainResult, step: int | None = None) -> go.Figure:
     """Winning pair count and replacements of merge 1..N (the count never rises); ``step`` is marked."""
     steps = result.summaries
-    ranks = [s.rank + 1 for s in steps]
+    ranks = np.arange(1, len(steps) + 1)  # numpy arrays: a step change copies and sends them whole, not per number
+    counts = np.fromiter((s.count for s in steps), dtype=np.int64, count=len(steps))
+    replaced = np.fromiter((s.replacements for s in steps), dtype=np.int64, count=len(steps))
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ranks, y=[s.count for s in steps], name="winning count", mode="lines"))
-    fig.add_trace(
-        go.Scatter(x=ranks, y=[s.replacements for s in steps], name="replaced", mode="lines", line_dash="dot")
-    )
+    fig.add_trace(go.Scatter(x=ranks, y=counts, name="winning count", mode="lines"))
+    fig.add_trace(go.Scatter(x=ranks, y=replaced, name="replaced", mode="lines", line_dash="dot"))
     fig.update_layout(title="Winning pair count per merge", xaxis_title="merge", yaxis_title="count", **_LAYOUT)
     fig.update_xaxes(range=_span(1, result.num_merges))
     return mark_step(fig, step)
@@ -82,13 +93,12 @@ def corpus_length_figure(result: TrainResult, step: int | None = None) -> go.Fig
 
     (:func:`viz.compare.compression_figure` draws several runs, or held-out text, on one metric.)
     """
-    merges = list(range(result.num_merges + 1))
-    tokens = token_counts(result)
+    merges = np.arange(result.num_merges + 1)
+    tokens = np.asarray(token_counts(result), dtype=np.int64)
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(go.Scatter(x=merges, y=tokens, name="tokens", mode="lines"), secondary_y=False)
     fig.add_trace(
-        go.Scatter(x=merges, y=[result.text_chars / t for t in tokens], name="chars per token", mode="lines"),
-        secondary_y=True,
+        go.Scatter(x=merges, y=result.text_chars / tokens, name="chars per token", mode="lines"), secondary_y=True
     )
     fig.update_layout(title="Corpus length as merges are learned", xaxis_title="merges learned", **_LAYOUT)
     fig.update_yaxes(title_text="tokens", tickformat="~s", secondary_y=False)
@@ -100,8 +110,8 @@ def corpus_length_figure(result: TrainResult, step: int | None = None) -> go.Fig
 def vocab_growth_figure(result: TrainResult, step: int | None = None) -> go.Figure:
     """Vocabulary size (special tokens + alphabet + merges) after 0..N merges; ``step`` is marked."""
     base = result.summaries[0].vocab_size_after - 1 if result.summaries else len(result.vocab)
-    merges = list(range(result.num_merges + 1))
-    fig = go.Figure(go.Scatter(x=merges, y=[base + k for k in merges], name="vocabulary", mode="lines"))
+    merges = np.arange(result.num_merges + 1)
+    fig = go.Figure(go.Scatter(x=merges, y=base + merges, name="vocabulary", mode="lines"))
     fig.add_hline(y=base, line_dash="dot", line_color="#64748b", annotation_text=f"base alphabet + specials: {base}")
     fig.update_layout(title="Vocabulary size", xaxis_title="merges learned", yaxis_title="tokens", **_LAYOUT)
     fig.update_xaxes(range=_span(0, result.num_merges))

@@ -21,8 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from .errors import OptionError
-from .options import OPTIONS
+from .options import OPTIONS, mode_object
 from .symbols import SHIFT
 
 INF = 1 << 62
@@ -66,12 +65,7 @@ def merge_order(order: str | MergeOrder) -> MergeOrder:
     Raises:
         OptionError: an unknown name, listing the known ones.
     """
-    if isinstance(order, MergeOrder):
-        return order
-    found = MERGE_ORDERS.get(order) if isinstance(order, str) else None
-    if found is None:
-        raise OptionError(f"unknown order {order!r}; expected one of: {', '.join(MERGE_ORDERS)}")
-    return found
+    return mode_object("order", order, MERGE_ORDERS, MergeOrder)
 
 
 class RuleApplier:

@@ -15,11 +15,14 @@ than from the incremental index:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate
 
 from .corpus import Corpus, word_counts
 from .options import marker_style
-from .symbols import spell_corpus
+from .symbols import SymbolTable, spell_corpus
 from .tiebreak import FirstSeen, pick, tie_rule
 from .trace import MergeStep, WordChange
 
@@ -44,22 +47,66 @@ def naive_train(
     table, words = spell_corpus(counts, unit, marker_style(pretokenizer, end_of_word), tuple(special_tokens))
     freqs = list(counts.values())
     rule = tie_rule(tie_break)
-    out: list[tuple[tuple[str, str], int]] = []
-    for _ in range(num_merges):
-        stats: dict[tuple[int, int], int] = {}
-        for syms, f in zip(words, freqs):
-            for pair in zip(syms, syms[1:]):
-                stats[pair] = stats.get(pair, 0) + f
-        if not stats:
-            break
-        best = pick(rule, stats, table.strings, table.hf_rank)
-        if stats[best] < min_frequency:
-            break
-        a, b = best
+    rounds = _recount_loop(
+        table,
+        words,
+        num_merges,
+        min_frequency,
+        lambda words: (_count_pairs(words, freqs), {}),
+        lambda stats, _seen: [pick(rule, stats, table.strings, table.hf_rank)],
+    )
+    s = table.strings
+    return [((s[a], s[b]), r.stats[(a, b)]) for r in rounds for a, b in r.ranked[:1]]
+
+
+@dataclass(frozen=True)
+class _Round:
+    """One merge of the naive loop: the counts before it, the pairs best first (the winner at least),
+    and every word before and after."""
+
+    rank: int
+    stats: dict[tuple[int, int], int]
+    seen: dict[tuple[int, int], FirstSeen]
+    ranked: list[tuple[int, int]]
+    new: int
+    before: list[list[int]]
+    after: list[list[int]]
+
+
+def _recount_loop(
+    table: SymbolTable,
+    words: list[list[int]],
+    num_merges: int,
+    min_frequency: int,
+    recount: Callable[[list[list[int]]], tuple[dict[tuple[int, int], int], dict[tuple[int, int], FirstSeen]]],
+    choose: Callable[[dict[tuple[int, int], int], dict[tuple[int, int], FirstSeen]], list[tuple[int, int]]],
+) -> Iterator[_Round]:
+    """Sennrich et al. 2016, Algorithm 1, without any index: before each merge ``recount(words)`` counts
+    every pair (and where each is first seen), ``choose`` ranks them (the winner first, at least), and
+    every word is rewritten.
+
+    Stops after ``num_merges`` merges, or when no pair is left or reaches ``min_frequency``. The merge is
+    added to ``table`` before its round is yielded.
+    """
+    for k in range(num_merges):
+        stats, seen = recount(words)
+        if not stats or max(stats.values()) < min_frequency:
+            return
+        ranked = choose(stats, seen)
+        a, b = ranked[0]
         new = table.add_merge(a, b)
-        out.append(((table.strings[a], table.strings[b]), stats[best]))
-        words = [_merge_word(syms, a, b, new) for syms in words]
-    return out
+        merged = [_merge_word(syms, a, b, new) for syms in words]
+        yield _Round(k, stats, seen, ranked, new, words, merged)
+        words = merged
+
+
+def _count_pairs(words: list[list[int]], freqs: list[int]) -> dict[tuple[int, int], int]:
+    """Every adjacent pair's count, weighted by word frequency, in corpus order of first occurrence."""
+    stats: dict[tuple[int, int], int] = {}
+    for syms, f in zip(words, freqs):
+        for pair in zip(syms, syms[1:]):
+            stats[pair] = stats.get(pair, 0) + f
+    return stats
 
 
 def _merge_word(syms: list[int], a: int, b: int, new: int) -> list[int]:
@@ -107,22 +154,24 @@ def naive_steps(
     width = [1] * len(table)  # base symbols per token
     tokens = sum(len(w) * f for w, f in zip(words, freqs))
     out: list[tuple[MergeStep, list[WordChange]]] = []
-    for k in range(num_merges):
-        stats, seen = _recount(words, freqs, texts, starts, width)
-        if not stats or max(stats.values()) < min_frequency:
-            break
+
+    def choose(stats: dict[tuple[int, int], int], seen: dict[tuple[int, int], FirstSeen]) -> list[tuple[int, int]]:
         ordered = []
         for c in sorted(set(stats.values()), reverse=True):
             ordered += rule.order([p for p in stats if stats[p] == c], table.strings, table.hf_rank, seen)
+        return ordered
+
+    recount = partial(_recount, freqs=freqs, texts=texts, starts=starts, width=width)
+    for r in _recount_loop(table, words, num_merges, min_frequency, recount, choose):
+        stats, seen, ordered, new = r.stats, r.seen, r.ranked, r.new
         a, b = ordered[0]
-        new = table.add_merge(a, b)
         width.append(width[a] + width[b])
-        changes, words = _rewrite(words, freqs, texts, table.strings, a, b, new)
+        changes = _changes(r.before, r.after, freqs, texts, table.strings, new)
         tokens -= sum(w.occurrences * w.freq for w in changes)
         tied = [p for p in ordered if stats[p] == stats[(a, b)]]
         s = table.strings
         step = MergeStep(
-            rank=k,
+            rank=r.rank,
             pair=(s[a], s[b]),
             token=s[new],
             token_id=new,
@@ -158,14 +207,12 @@ def _recount(
     return stats, seen
 
 
-def _rewrite(
-    words: list[list[int]], freqs: list[int], texts: list[str], strings: list[str], a: int, b: int, new: int
-) -> tuple[list[WordChange], list[list[int]]]:
-    """Merge ``a b`` everywhere: the changed words as records, and the new spellings."""
-    changes, merged = [], []
-    for w, syms in enumerate(words):
-        after = _merge_word(syms, a, b, new)
-        merged.append(after)
+def _changes(
+    words: list[list[int]], merged: list[list[int]], freqs: list[int], texts: list[str], strings: list[str], new: int
+) -> list[WordChange]:
+    """The words a merge into ``new`` changed (``words`` before, ``merged`` after), as records."""
+    changes = []
+    for w, (syms, after) in enumerate(zip(words, merged)):
         if len(after) < len(syms):
             changes.append(
                 WordChange(
@@ -180,4 +227,4 @@ def _rewrite(
                     after_ids=tuple(after),
                 )
             )
-    return changes, merged
+    return changes

@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeVar
 
 from .errors import BudgetError, OptionError, SpecialTokenError
 
@@ -305,6 +306,24 @@ MARKING_PRETOKENIZERS = frozenset({"whitespace_eow"})
 def marker_style(pretokenizer: str, end_of_word: str | None) -> str | None:
     """The end-of-word style a pre-tokenizer really uses: ``end_of_word`` for ``whitespace_eow``, else ``None``."""
     return end_of_word if pretokenizer in MARKING_PRETOKENIZERS else None
+
+
+Mode = TypeVar("Mode")
+
+
+def mode_object(option: str, value: object, objects: Mapping[str, Mode], kind: type[Mode]) -> Mode:
+    """The object standing for an option's value (a merge order, a fallback policy): ``value`` itself if it
+    already is one (a ``kind``), else ``objects[value]``.
+
+    Raises:
+        OptionError: an unknown name, naming the option and listing the known ones.
+    """
+    if isinstance(value, kind):
+        return value
+    found = objects.get(value) if isinstance(value, str) else None
+    if found is None:
+        raise OptionError(f"unknown {option} {value!r}; expected one of: {', '.join(objects)}")
+    return found
 
 
 def choices(name: str) -> dict[str, str]:

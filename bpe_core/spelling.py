@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .errors import OptionError
-from .options import OPTIONS
+from .options import OPTIONS, mode_object
 from .symbols import MARKER, SymbolTable, utf8
 
 UNK = "<unk>"
@@ -235,12 +235,7 @@ def fallback_policy(name: str | FallbackPolicy) -> FallbackPolicy:
     Raises:
         OptionError: an unknown name, listing the known ones.
     """
-    if isinstance(name, FallbackPolicy):
-        return name
-    found = FALLBACK_POLICIES.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise OptionError(f"unknown fallback {name!r}; expected one of: {', '.join(FALLBACK_POLICIES)}")
-    return found
+    return mode_object("fallback", name, FALLBACK_POLICIES, FallbackPolicy)
 
 
 class EndOfWordStyle:

@@ -504,6 +504,15 @@ UNIT_KINDS: dict[str, UnitKind] = {u.name: u for u in (CharUnit(), ByteUnit())}
 """Every unit's object by name (the names of :data:`UNITS`)."""
 
 
+def unit_kind(unit: object) -> UnitKind:
+    """The :class:`UnitKind` of the unit named ``unit``.
+
+    Raises:
+        OptionError: an unknown unit, listing the known ones.
+    """
+    return UNIT_KINDS[check_option("unit", unit, UNITS)]
+
+
 class MarkerLayout:
     """Where a table keeps the end-of-word marker: one object per style (:data:`MARKER_LAYOUTS`).
 

@@ -205,9 +205,8 @@ def _train(
     del words  # consumed: the trainer holds its own flat copy
     stop_reason = state.run(num_merges, min_frequency, progress, recorder, watch)
     log = recorder.finish(state.sym)
-    texts, freqs = state.texts, state.freqs
     del state  # the layout, index and heap: freed before the tokenizer and result are built, to lower the peak
-    return _result(corpus, counts, config, table, recorder, log, texts, freqs, stop_reason)
+    return _result(corpus, counts, config, table, recorder.merge_ids, recorder.initial_tokens, log, stop_reason)
 
 
 def _result(
@@ -215,14 +214,12 @@ def _result(
     counts: dict[str, int],
     config: TrainConfig,
     table: SymbolTable,
-    recorder: Recorder,
+    merge_ids: list[tuple[int, int, int]],
+    initial_tokens: int,
     log: MergeLog,
-    texts: list[str],
-    freqs: list[int],
     stop_reason: str | None,
 ) -> TrainResult:
     """The :class:`TrainResult` of a finished run: the tokenizer, the corpus lengths and the recorder's log."""
-    merge_ids = recorder.merge_ids
     tokenizer = Tokenizer._from_training(table, merge_ids, config)
     num_chars = sum(len(w) * f for w, f in counts.items())
     num_bytes = sum(len(w.encode("utf-8", "surrogatepass")) * f for w, f in counts.items())
@@ -232,8 +229,8 @@ def _result(
         vocab={s: i for i, s in reversed(list(enumerate(table.strings)))},
         tokenizer=tokenizer,
         alphabet=tuple(table.strings[table.num_special : table.num_base]),
-        words=tuple(zip(texts, freqs)),
-        initial_tokens=recorder.initial_tokens,
+        words=tuple(counts.items()),
+        initial_tokens=initial_tokens,
         num_chars=num_chars,
         num_bytes=num_bytes,
         text_chars=len(corpus) if isinstance(corpus, str) else num_chars,

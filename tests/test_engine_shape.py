@@ -184,6 +184,41 @@ def test_each_option_table_is_a_view_of_OPTIONS():
     assert TIE_RULES == tuple(TIE_BREAKS)
 
 
+MODE_NAMES = {"unit", "end_of_word", "eow", "fallback"}
+"""Variables and attributes holding a unit, end-of-word style or fallback name."""
+
+
+def _mode_comparisons(text: str) -> list[int]:
+    """Lines comparing a unit, end-of-word or fallback name with a string (``unit == "byte"``)."""
+
+    def named(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Name) and node.id in MODE_NAMES) or (
+            isinstance(node, ast.Attribute) and node.attr in MODE_NAMES
+        )
+
+    def text_or_texts(node: ast.AST) -> bool:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items)
+
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Compare)
+        and any(named(side) for side in [node.left, *node.comparators])
+        and any(text_or_texts(side) for side in [node.left, *node.comparators])
+    ]
+
+
+def test_engine_modes_are_objects_not_string_comparisons():
+    """Issue 11: units, end-of-word styles and fallbacks are objects (``symbols.UNIT_KINDS``,
+    ``MARKER_LAYOUTS``, ``spelling.FALLBACK_POLICIES``); the engine asks them instead of comparing
+    names. The format writers, which translate those names into a file's own fields, are exempt."""
+    engine = [p for p in sorted(PACKAGE.rglob("*.py")) if p.parent.name != "formats"]
+    found = [f"{p.name}:{line}" for p in engine for line in _mode_comparisons(p.read_text(encoding="utf-8"))]
+    assert found == []
+    assert _mode_comparisons('if tok.unit == "byte" or eow in ("separate", "attached"):\n    pass\n') == [1, 1]
+
+
 def test_explanations_are_pure_functions():
     tok = train("hug pug bug", num_merges=2).tokenizer
     assert encode_trace(tok, "hugs") == tok.encode_with_trace("hugs")

@@ -17,7 +17,7 @@ from ..byte_level import bytes_to_unicode
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, OptionError, PatternError
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern
-from ..symbols import MARKER, SymbolTable, utf8
+from ..symbols import MARKER, SymbolTable, unit_kind, utf8
 
 Source = str | PathLike[str]
 """A file path (``str`` or :class:`pathlib.Path`)."""
@@ -466,7 +466,7 @@ def _trailing_fallback(
     Raises:
         FormatError: the fallback's tokens are in the vocabulary but not at its top, in order.
     """
-    if unit != "char":
+    if unit_kind(unit).byte_level:
         return "keep", set()
     unk, byte_tokens = fallback_tokens()
     trailing_unk = unk in vocab and vocab[unk] == top and unk not in formed
@@ -503,12 +503,13 @@ def _token_bytes(
     """
     tokens: dict[int, tuple[str, bytes]] = {}
     ends_word: list[int] = []
+    byte_level = unit_kind(unit).byte_level
     for i, s in by_id.items():
         if i in skip:
             continue
         marked = end_of_word is not None and s.endswith(MARKER)
         core = s[: -len(MARKER)] if marked else s
-        if unit == "byte":
+        if byte_level:
             try:
                 raw = rendered_to_bytes(core)
             except KeyError as exc:
@@ -531,7 +532,7 @@ def _token_bytes(
 def learned_ids(tok: Tokenizer) -> range:
     """The ids a file should hold: the learned table with its end-of-word twins, plus ``<unk>``/``<0xNN>``
     fallback tokens, but not characters that ``fallback="keep"`` added while encoding."""
-    return range(len(tok.table)) if tok.fallback != "keep" else range(tok.num_saved)
+    return range(tok.num_saved) if tok.model.policy.temporary else range(len(tok.table))
 
 
 def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
@@ -606,7 +607,7 @@ def suffix_with_byte_fallback(tok: Tokenizer, fmt: str) -> None:
     Raises:
         ExportError: ``tok`` is char-unit with the attached marker and the ``bytes`` fallback.
     """
-    if tok.unit == "char" and tok.end_of_word == "attached" and tok.fallback == "bytes":
+    if not tok.table.byte_level and tok.end_of_word == "attached" and tok.fallback == "bytes":
         raise ExportError(
             f"{fmt} is read by Hugging Face's BPE model, which byte-falls back on a whole unknown word end such as "
             "'ā</w>': it adds the 4 bytes of '</w>' (<0x3C> <0x2F> <0x77> <0x3E>) after the character's bytes, where "

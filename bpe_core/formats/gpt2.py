@@ -24,6 +24,7 @@ import json
 
 from ..encoder import Tokenizer
 from ..pretokenize import GPT2_PATTERN
+from ..symbols import unit_kind
 from ._common import (
     ExportError,
     FormatError,
@@ -140,7 +141,7 @@ def load_vocab_merges(
     if unit is None:
         unit = infer_unit(vocab, special_tokens or ())
     if pretokenizer is None:
-        pretokenizer = "gpt2" if unit == "byte" else "whitespace_eow" if end_of_word else "whitespace"
+        pretokenizer = "gpt2" if unit_kind(unit).byte_level else "whitespace_eow" if end_of_word else "whitespace"
     if pretokenizer != "whitespace_eow":
         end_of_word = None
     return tokenizer_from_vocab(
@@ -182,7 +183,7 @@ def load_gpt2(encoder_json: Source, vocab_bpe: Source, *, name: str = "GPT-2") -
 
 def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` unless ``tok`` fits the vocab.json + merges.txt conventions (module docstring)."""
-    if tok.unit == "byte":
+    if tok.table.byte_level:
         fits = tok.pretokenizer == "gpt2" and tok.pattern == GPT2_PATTERN and tok.end_of_word is None
     else:
         fits = tok.pretokenizer in ("whitespace_eow", "whitespace")
@@ -193,7 +194,7 @@ def check_exportable(tok: Tokenizer) -> None:
             f"{describe_settings(tok)}; save tokenizer.json or a session file instead"
         )
     suffix_with_byte_fallback(tok, "vocab.json + merges.txt")
-    if tok.unit == "char" and tok.fallback == "unk" and tok.unk_id is not None and tok.unk_id < tok.num_learned:
+    if not tok.table.byte_level and tok.fallback == "unk" and tok.unk_id is not None and tok.unk_id < tok.num_learned:
         raise ExportError(
             "vocab.json + merges.txt say nothing of a fallback: a reader takes <unk> at the top of the vocabulary "
             f"as the unknown token, but here <unk> is a learned token (id {tok.unk_id}, the corpus's own text) that "

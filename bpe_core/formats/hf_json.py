@@ -44,7 +44,7 @@ from regex import escape as regex_escape
 
 from ..encoder import Tokenizer
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, SPLIT_BEHAVIORS, HFSplit
-from ..symbols import MARKER
+from ..symbols import MARKER, unit_kind
 from ._common import (
     WHITESPACE_RUN,
     ExportError,
@@ -127,7 +127,7 @@ def python_pattern(pattern: str) -> str:
 
 def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
     """``(normalizer, pre_tokenizer)`` for ``tok``'s settings."""
-    byte = tok.unit == "byte"
+    byte = tok.table.byte_level
     steps: list[dict] = []
     normalizer = None
     pre = tok.pretokenizer
@@ -152,7 +152,7 @@ def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
 def _decoder(tok: Tokenizer) -> dict:
     """A decoder giving ``tok.decode``'s text (``ByteLevel``, ``BPEDecoder`` for ``</w>``, ``Fuse``)."""
     steps: list[dict] = []
-    if tok.unit == "byte":
+    if tok.table.byte_level:
         if tok.end_of_word == "attached":
             steps.append({"type": "Replace", "pattern": {"String": MARKER}, "content": "\u0120"})
         steps.append({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True})
@@ -204,11 +204,11 @@ def to_hf_json(tok: Tokenizer) -> str:
     model = {
         "type": "BPE",
         "dropout": None,
-        "unk_token": "<unk>" if tok.unit == "char" and tok.fallback == "unk" else None,
+        "unk_token": "<unk>" if not tok.table.byte_level and tok.fallback == "unk" else None,
         "continuing_subword_prefix": None,
         "end_of_word_suffix": MARKER if tok.end_of_word == "attached" else None,
         "fuse_unk": False,
-        "byte_fallback": tok.unit == "char" and tok.fallback == "bytes",
+        "byte_fallback": not tok.table.byte_level and tok.fallback == "bytes",
         "ignore_merges": False,
         "vocab": vocab,
         "merges": [[a, b] for a, b in tok.merges],
@@ -353,7 +353,7 @@ def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str
     full_vocab = dict(vocab)
     full_vocab.update(specials)
     fallback = None
-    if unit == "char":
+    if not unit_kind(unit).byte_level:
         fallback = "unk" if unk else "bytes" if doc["model"].get("byte_fallback") else "keep"
     return tokenizer_from_vocab(
         full_vocab,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..encoder import FALLBACKS, Tokenizer
 from ..errors import BPEError, MergeTableError, OptionError
 from ..pretokenize import PRETOKENIZERS, REGEX_PATTERNS
-from ..symbols import END_OF_WORD, UNITS, SymbolTable, utf8
+from ..symbols import END_OF_WORD, UNITS, SymbolTable, unit_kind, utf8
 from ..tiebreak import TIE_BREAKS
 from ..trace import TrainConfig
 from ._common import ExportError, FormatError, check_pattern, decode_text, parse_json
@@ -129,12 +129,12 @@ def _base_layout(tok: Tokenizer) -> tuple[list[str], list[str | int]]:
     """``(alphabet, end_of_word_units)`` of a table laid out as training lays it out."""
     t = tok.table
     alphabet = (
-        [t.strings[i] for i in range(t.num_special, t.num_base) if not t.ends_word[i]] if tok.unit == "char" else []
+        [t.strings[i] for i in range(t.num_special, t.num_base) if not t.ends_word[i]] if not t.byte_level else []
     )
     finals: list[str | int] = []
     for base, twin in sorted(t.final_ids.items()):
         if twin < t.num_base:
-            finals.append(t.strings[base] if tok.unit == "char" else t.data[base][0])
+            finals.append(t.data[base][0] if t.byte_level else t.strings[base])
     return alphabet, finals
 
 
@@ -387,7 +387,7 @@ def _read_table(doc: dict, unit: str, source: str) -> tuple[list, list, list[tup
     if not all(isinstance(x, str) and len(x) == 1 for x in alphabet):  # type: ignore[union-attr]
         raise FormatError(f"{source}: the field 'alphabet' must list single characters")
     finals = _get(doc, "end_of_word_units", list, source)
-    unit_type = str if unit == "char" else int
+    unit_type = int if unit_kind(unit).byte_level else str
     if not all(isinstance(x, unit_type) and not isinstance(x, bool) for x in finals):  # type: ignore[union-attr]
         raise FormatError(f"{source}: the field 'end_of_word_units' must list {unit_type.__name__} values")
     raw_ids = _get(doc, "merge_ids", list, source)

@@ -29,13 +29,13 @@ VERSION_LINE = "#version: 0.2"
 def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` unless ``tok`` is char-unit ``whitespace_eow`` with the ``keep`` fallback
     (what subword-nmt applies: unknown characters stay as they are)."""
-    if tok.unit != "char" or tok.pretokenizer != "whitespace_eow":
+    if tok.table.byte_level or tok.pretokenizer != "whitespace_eow":
         raise ExportError(
             "subword-nmt splits text on spaces and works on characters with the </w> marker; this tokenizer has "
             f"{describe_settings(tok)}; train with unit='char', pretokenizer='whitespace_eow' or save "
             "tokenizer.json or a session file instead"
         )
-    if tok.fallback != "keep":
+    if not tok.model.policy.temporary:
         raise ExportError(
             f"a subword-nmt codes file holds merges only, no vocabulary: apply_bpe keeps a character it never saw "
             f"as it is, where this tokenizer's {tok.fallback} fallback gives "

@@ -446,7 +446,7 @@ def check_exportable(tok: Tokenizer) -> None:
     ``none``), one rank per distinct token, and ids that grow with the merge
     order (a rank is both id and priority).
     """
-    if tok.unit != "byte" or tok.end_of_word is not None:
+    if not tok.table.byte_level or tok.end_of_word is not None:
         raise ExportError(
             f"a tiktoken rank file holds byte-level tokens without an end-of-word marker; this tokenizer has "
             f"{describe_settings(tok)}; save tokenizer.json or a session file instead"

@@ -45,12 +45,24 @@ PRESENT_CSS = """
 .bpe-tok small{font-size:0.7em}
 [data-testid="stMarkdownContainer"] p,[data-testid="stMarkdownContainer"] li{font-size:1.1rem}
 [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]){zoom:1.2;width:calc(100% / 1.2)}
-[data-testid="stLayoutWrapper"]:has(>[class*="st-key-player-controls"]){position:sticky;top:3.5rem;z-index:50;
-background:#fff;box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
+[data-testid="stLayoutWrapper"]:has(>[class*="st-key-player-controls"]){position:sticky;top:0;z-index:50;
+background:#fff;padding-top:0.4rem;box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
+[data-testid="stMainBlockContainer"] h2{font-size:1.6rem;padding:0.15rem 0}
+.st-key-lesson{margin-top:1rem}
+.st-key-lesson button{min-height:2rem;padding:0.1rem 0.6rem}
+.st-key-lesson [data-testid="stMarkdownContainer"] p{font-size:1rem}
+[class*="st-key-lesson"] [data-testid="stWidgetLabel"]{min-height:0;margin-bottom:0.1rem}
+[class*="st-key-lesson"] [data-testid="stWidgetLabel"] p{font-size:1rem}
+[class*="st-key-lesson"] input{padding-top:0.3rem;padding-bottom:0.3rem}
+[class*="st-key-lesson"] [data-baseweb="input"]{min-height:0}
 """
 """Presentation mode only: room for the sidebar's expand button, bigger tokens, tables and text,
 metrics on one line each, tighter gaps, and sticky player controls (each player's button row is a
-container whose key starts with ``player-controls``; the wrapper Streamlit puts around it sticks)."""
+container whose key starts with ``player-controls``; the wrapper Streamlit puts around it sticks to the
+top of the scrolling page with an opaque background, so no text shows above or through it). On the
+Lessons page (widget keys start with ``lesson``) the lesson's header, pills and input boxes are compact,
+so each lesson's point is on the first 1280x720 screen; the pills keep 1rem from the page title (its
+Markdown block's -1rem bottom margin, meant for a paragraph, would pull them over it)."""
 
 
 def presenting() -> bool:

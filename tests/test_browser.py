@@ -524,3 +524,27 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     assert background == "rgb(255, 255, 255)"
     _shot(pg, "presentation-lesson1-scrolled-1280x720")
     context.close()
+
+
+def test_compare_run_labels_wrap_at_spaces(browser, app_url):
+    """Four runs beside the sidebar at 1280 px: no run label is broken inside a word ('sepa rate')."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(LONG_TASKS)
+    pg = context.new_page()
+    pg.goto(app_url + "/compare?cmp_n=4")
+    pg.get_by_text(re.compile(r"^D: gpt4/byte")).wait_for(timeout=120_000)
+    _idle(pg)
+    _shot(pg, "compare-four-runs-1280")
+    broken = pg.evaluate(
+        """() => [...document.querySelectorAll('.st-key-wrap-columns strong')].map(s => {
+             const t = s.firstChild; let i = 0; const out = [];
+             for (const w of t.textContent.split(' ')) {
+               const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + w.length);
+               if (new Set([...r.getClientRects()].map(q => Math.round(q.top))).size > 1) out.push(w);
+               i += w.length + 1;
+             }
+             return [t.textContent, out]; })"""
+    )
+    assert len(broken) == 4 and broken[0][0] == "A: whitespace_eow/char/separate"
+    assert all(words == [] for _label, words in broken), broken
+    context.close()

@@ -29,9 +29,15 @@ header[data-testid="stHeader"],header[data-testid="stHeader"] *{pointer-events:n
 header[data-testid="stHeader"] button,header[data-testid="stHeader"] button *{pointer-events:auto}
 [data-testid="stMainBlockContainer"]{padding-top:0.9rem}
 [data-testid="stMainBlockContainer"] h1{font-size:2.1rem;padding-top:0.25rem;padding-bottom:0.25rem}
+.st-key-wrap-columns [data-testid="stHorizontalBlock"]{flex-wrap:wrap}
+.st-key-wrap-columns [data-testid="stColumn"]{min-width:16.5rem}
 """
 """Both modes: the navigation row sits in the band of Streamlit's header (made see-through; its
-buttons still take clicks) instead of below it, and page titles fit one line at 1280 px."""
+buttons still take clicks) instead of below it, and page titles fit one line at 1280 px. Columns
+inside a container keyed :data:`WRAP_COLUMNS` move to a new row rather than become narrower than a
+run label such as ``D: whitespace_eow/byte/attached`` (which has no space to wrap at)."""
+WRAP_COLUMNS = "wrap-columns"
+"""The key of a container whose columns wrap to a new row instead of narrowing below 16.5rem."""
 
 PRESENT_CSS = """
 [data-testid="stMainBlockContainer"]{padding-left:4rem;padding-right:4rem;max-width:none}

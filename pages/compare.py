@@ -10,6 +10,7 @@ from ui.cache import READY, held_out_counts, ready_tokenizer, sample_text, start
 from ui.corpus import SAMPLES, shares_text
 from ui.layout import setup_page
 from ui.links import CMP_MAX_MERGES
+from ui.presentation import WRAP_COLUMNS
 from ui.settings import TrainSettings
 from viz.compare import (
     METRICS,
@@ -117,7 +118,9 @@ for (i, col), (name, result) in zip(enumerate(columns), results.items()):
         )
 
 st.subheader("The test text under each run")
-for col, (name, result) in zip(st.columns(len(results)), results.items()):
+with st.container(key=WRAP_COLUMNS):  # four runs beside a sidebar: a new row, not labels broken mid-word
+    text_columns = st.columns(len(results))
+for col, (name, result) in zip(text_columns, results.items()):
     order = orders[name]
     trace = result.tokenizer.encode_with_trace(test_text, order=order)
     with col:

@@ -7,6 +7,7 @@ import streamlit as st
 from ui import state
 from ui.layout import setup_page
 from ui.lessons import LESSONS
+from ui.presentation import presenting
 
 setup_page("Lessons", training_sidebar=False)
 st.title("Lessons")
@@ -19,7 +20,15 @@ def keep_one_open() -> None:
         st.session_state[state.LESSON] = st.session_state.get(state.LAST_LESSON, titles[0])
 
 
-title = st.pills("Lesson", titles, default=titles[0], key=state.LESSON, on_change=keep_one_open, bind="query-params")
+title = st.pills(
+    "Lesson",
+    titles,
+    default=titles[0],
+    key=state.LESSON,
+    on_change=keep_one_open,
+    bind="query-params",
+    label_visibility="collapsed" if presenting() else "visible",  # the pills say what they are: room for the lesson
+)
 if title not in titles:  # a link with an empty or unknown lesson: the first one
     title = titles[0]
 st.session_state[state.LAST_LESSON] = title

@@ -460,3 +460,91 @@ def test_pair_bars_animate_between_steps(page):
         timeout=30_000,
     )
     assert _heading(page).startswith("Merge 2 of 200")
+
+
+def _on_first_screen(pg, box, what: str) -> None:
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, (what, box)
+
+
+def test_presentation_lessons_fit_the_first_screen(browser, app_url):
+    """At 1280x720 in presentation mode each lesson's point is on the first screen: lesson 3's blocked rules
+    (heading and table); lesson 4's three token rows and round-trip verdicts, its fallback table no wider than
+    the page. Lesson 1's pinned player bar is opaque: once the page scrolls, nothing shows above or through it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(LONG_TASKS)
+    pg = context.new_page()
+    pg.goto(app_url + "/lessons?present=true")
+    pg.get_by_role("radio", name="3. Blocked merge").click()
+    pg.get_by_text("Blocked rules").wait_for(timeout=60_000)
+    tables = pg.get_by_test_id("stDataFrame")
+    pg.wait_for_function("() => document.querySelectorAll('[data-testid=stDataFrame]').length === 3", timeout=30_000)
+    _idle(pg)
+    _on_first_screen(pg, pg.get_by_text("Blocked rules").bounding_box(), "Blocked rules heading")
+    _on_first_screen(pg, tables.last.bounding_box(), "Blocked rules table")
+    _shot(pg, "presentation-lesson3-1280x720")
+
+    pg.get_by_role("radio", name="4. Byte fallback").click()
+    pg.get_by_text("round trip breaks").wait_for(timeout=60_000)
+    pg.get_by_text("What each tokenizer did").wait_for()
+    _idle(pg)
+    rows = pg.locator(".bpe-row")
+    assert rows.count() == 3
+    for i in range(3):
+        _on_first_screen(pg, rows.nth(i).bounding_box(), f"token row {i + 1}")
+    verdicts = pg.get_by_text(re.compile(r"^round trip (holds|breaks)"))
+    assert verdicts.count() == 3
+    for i in range(3):
+        _on_first_screen(pg, verdicts.nth(i).bounding_box(), f"verdict {i + 1}")
+    table = tables.last
+    page_box = pg.get_by_test_id("stMainBlockContainer").bounding_box()
+    table_box = table.bounding_box()
+    assert table_box["x"] + table_box["width"] <= page_box["x"] + page_box["width"]
+    scroll = table.evaluate("t => [t.querySelector('.dvn-scroller')].map(s => [s.scrollWidth, s.clientWidth])[0]")
+    assert scroll[0] <= scroll[1], f"the fallback table scrolls sideways (its last column is cut): {scroll}"
+    _shot(pg, "presentation-lesson4-1280x720")
+
+    pg.get_by_role("radio", name="1. Merges form").click()
+    next_button = pg.get_by_role("button", name="Next")
+    next_button.wait_for(timeout=60_000)
+    _idle(pg)
+    pg.mouse.move(640, 400)
+    pg.mouse.wheel(0, 600)
+    pg.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop > 300")
+    _idle(pg)
+    covered = pg.evaluate(
+        """() => [100, 400, 640, 900, 1180].flatMap(x => [2, 20].map(y => {
+             const e = document.elementFromPoint(x, y);
+             return !!e && !!e.closest('[data-testid=stLayoutWrapper]:has(>[class*="st-key-player-controls"])'); }))"""
+    )
+    assert all(covered), f"the page shows above or through the pinned player bar: {covered}"
+    background = next_button.evaluate(
+        "b => getComputedStyle(b.closest('[data-testid=stLayoutWrapper]:has(>[class*=\"st-key-player-controls\"])'))"
+        ".backgroundColor"
+    )
+    assert background == "rgb(255, 255, 255)"
+    _shot(pg, "presentation-lesson1-scrolled-1280x720")
+    context.close()
+
+
+def test_compare_run_labels_wrap_at_spaces(browser, app_url):
+    """Four runs beside the sidebar at 1280 px: no run label is broken inside a word ('sepa rate')."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(LONG_TASKS)
+    pg = context.new_page()
+    pg.goto(app_url + "/compare?cmp_n=4")
+    pg.get_by_text(re.compile(r"^D: gpt4/byte")).wait_for(timeout=120_000)
+    _idle(pg)
+    _shot(pg, "compare-four-runs-1280")
+    broken = pg.evaluate(
+        """() => [...document.querySelectorAll('.st-key-wrap-columns strong')].map(s => {
+             const t = s.firstChild; let i = 0; const out = [];
+             for (const w of t.textContent.split(' ')) {
+               const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + w.length);
+               if (new Set([...r.getClientRects()].map(q => Math.round(q.top))).size > 1) out.push(w);
+               i += w.length + 1;
+             }
+             return [t.textContent, out]; })"""
+    )
+    assert len(broken) == 4 and broken[0][0] == "A: whitespace_eow/char/separate"
+    assert all(words == [] for _label, words in broken), broken
+    context.close()

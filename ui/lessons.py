@@ -21,6 +21,11 @@ from viz.markdown import plain
 from viz.train_tables import token_counts
 
 KEY_COLUMN = st.column_config.TextColumn(width="large", help="What the tie rule compared")
+FALLBACK_COLUMNS = {
+    "tokens": st.column_config.TextColumn(width="medium"),
+    "outcome": st.column_config.TextColumn(width="medium"),
+}
+"""Lesson 4's table widths: every column, "outcome" too, fits the page (a presentation at 1280 px included)."""
 
 
 @dataclass(frozen=True)
@@ -94,31 +99,40 @@ def ties(i: int) -> None:
 
 
 def blocked(i: int) -> None:
-    corpus = _text(i, "Corpus", build.BLOCKED_CORPUS)
-    word = _text(i, "Word to encode", "hugs")
+    left, right = st.columns(2)  # side by side: the blocked rules, the point of the lesson, stay on the first screen
+    with left:
+        corpus = _text(i, "Corpus", build.BLOCKED_CORPUS)
+    with right:
+        word = _text(i, "Word to encode", "hugs")
     result = _train(corpus, budget=2)
     if not _learned(result):
         return
     body = build.blocked_lesson(result, word)
-    st.markdown("**Learned rules**")
-    st.dataframe(body.rules, hide_index=True)
-    st.html(body.tokens_html)
+    left, right = st.columns(2)
+    left.markdown("**Learned rules**")
+    left.dataframe(body.rules, hide_index=True, width="stretch")
+    right.markdown("**The word's tokens**")
+    right.html(body.tokens_html)
+    if body.fallback:
+        right.caption(build.FALLBACK_NOTE)
     for piece in body.pieces:
-        st.text(piece.caption)
-        st.html(piece.symbols_html)
-        st.dataframe(piece.steps, hide_index=True, width="stretch")
+        left, right = st.columns(2)  # the caption reads on: its symbols (left), then the rules that fired (right)
+        left.text(piece.caption)
+        left.html(piece.symbols_html)
+        right.dataframe(piece.steps, hide_index=True, width="stretch")
         st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
         if piece.blocked is not None:
             st.dataframe(piece.blocked, hide_index=True, width="stretch")
         else:
             st.caption("No rule was blocked in this word.")
-    if body.fallback:
-        st.caption(build.FALLBACK_NOTE)
 
 
 def byte_fallback(i: int) -> None:
-    corpus = _text(i, "Training text", build.ENGLISH, area=True)
-    text = _text(i, "Text to encode", build.UNSEEN)
+    left, right = st.columns([2, 1])  # side by side: the three token rows and their verdicts stay on the first screen
+    with left:
+        corpus = _text(i, "Training text", build.ENGLISH, area=True, height=68)
+    with right:
+        text = _text(i, "Text to encode", build.UNSEEN)
     byte = _train(corpus, pretokenizer="gpt2", unit="byte", budget=40)
     char = _train(corpus, budget=40)
     if byte is None or char is None:
@@ -137,8 +151,7 @@ def byte_fallback(i: int) -> None:
     table = build.fallback_table(columns)
     if table is not None:
         st.caption("What each tokenizer did with the characters it could not hold as one symbol:")
-        config = {"tokens": st.column_config.TextColumn(width="large")}
-        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+        st.dataframe(table, hide_index=True, width="stretch", column_config=FALLBACK_COLUMNS)
 
 
 def overlaps(i: int) -> None:

@@ -29,9 +29,15 @@ header[data-testid="stHeader"],header[data-testid="stHeader"] *{pointer-events:n
 header[data-testid="stHeader"] button,header[data-testid="stHeader"] button *{pointer-events:auto}
 [data-testid="stMainBlockContainer"]{padding-top:0.9rem}
 [data-testid="stMainBlockContainer"] h1{font-size:2.1rem;padding-top:0.25rem;padding-bottom:0.25rem}
+.st-key-wrap-columns [data-testid="stHorizontalBlock"]{flex-wrap:wrap}
+.st-key-wrap-columns [data-testid="stColumn"]{min-width:16.5rem}
 """
 """Both modes: the navigation row sits in the band of Streamlit's header (made see-through; its
-buttons still take clicks) instead of below it, and page titles fit one line at 1280 px."""
+buttons still take clicks) instead of below it, and page titles fit one line at 1280 px. Columns
+inside a container keyed :data:`WRAP_COLUMNS` move to a new row rather than become narrower than a
+run label such as ``D: whitespace_eow/byte/attached`` (which has no space to wrap at)."""
+WRAP_COLUMNS = "wrap-columns"
+"""The key of a container whose columns wrap to a new row instead of narrowing below 16.5rem."""
 
 PRESENT_CSS = """
 [data-testid="stMainBlockContainer"]{padding-left:4rem;padding-right:4rem;max-width:none}
@@ -45,12 +51,24 @@ PRESENT_CSS = """
 .bpe-tok small{font-size:0.7em}
 [data-testid="stMarkdownContainer"] p,[data-testid="stMarkdownContainer"] li{font-size:1.1rem}
 [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]){zoom:1.2;width:calc(100% / 1.2)}
-[data-testid="stLayoutWrapper"]:has(>[class*="st-key-player-controls"]){position:sticky;top:3.5rem;z-index:50;
-background:#fff;box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
+[data-testid="stLayoutWrapper"]:has(>[class*="st-key-player-controls"]){position:sticky;top:0;z-index:50;
+background:#fff;padding-top:0.4rem;box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
+[data-testid="stMainBlockContainer"] h2{font-size:1.6rem;padding:0.15rem 0}
+.st-key-lesson{margin-top:1rem}
+.st-key-lesson button{min-height:2rem;padding:0.1rem 0.6rem}
+.st-key-lesson [data-testid="stMarkdownContainer"] p{font-size:1rem}
+[class*="st-key-lesson"] [data-testid="stWidgetLabel"]{min-height:0;margin-bottom:0.1rem}
+[class*="st-key-lesson"] [data-testid="stWidgetLabel"] p{font-size:1rem}
+[class*="st-key-lesson"] input{padding-top:0.3rem;padding-bottom:0.3rem}
+[class*="st-key-lesson"] [data-baseweb="input"]{min-height:0}
 """
 """Presentation mode only: room for the sidebar's expand button, bigger tokens, tables and text,
 metrics on one line each, tighter gaps, and sticky player controls (each player's button row is a
-container whose key starts with ``player-controls``; the wrapper Streamlit puts around it sticks)."""
+container whose key starts with ``player-controls``; the wrapper Streamlit puts around it sticks to the
+top of the scrolling page with an opaque background, so no text shows above or through it). On the
+Lessons page (widget keys start with ``lesson``) the lesson's header, pills and input boxes are compact,
+so each lesson's point is on the first 1280x720 screen; the pills keep 1rem from the page title (its
+Markdown block's -1rem bottom margin, meant for a paragraph, would pull them over it)."""
 
 
 def presenting() -> bool:

@@ -234,8 +234,8 @@ class FallbackColumn:
     Attributes:
         heading: Markdown: its name and how many tokens the text became.
         tokens_html: the text's token boxes (no ids).
-        rows: one record per character that fell back: ``tokenizer``, then the columns of
-            :func:`viz.encode_views.fallbacks_frame`.
+        rows: one record per character that fell back: ``tokenizer`` (the name without a note in
+            brackets), then the columns of :func:`viz.encode_views.fallbacks_frame`.
         broken: where and why the round trip breaks, or ``None`` when decoding gives the text back.
     """
 
@@ -257,8 +257,9 @@ def fallback_tokenizers(byte: TrainResult, char: TrainResult) -> dict[str, Token
 def fallback_column(name: str, tok: Tokenizer, text: str) -> FallbackColumn:
     """Encode ``text`` with ``tok`` (called ``name``): its tokens, the characters that fell back, the round trip."""
     trace = tok.encode_with_trace(text)
+    short = name.split(" (", 1)[0]  # the table's narrow column: the name without the heading's note in brackets
     rows = [
-        {"tokenizer": name, **f} for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")
+        {"tokenizer": short, **f} for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")
     ]
     rt = tok.round_trip(text)
     broken = None if rt.ok else f"round trip breaks at character {rt.position}: {plain(rt.reason)}"

@@ -16,24 +16,26 @@ from playwright.sync_api import sync_playwright
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.app_server import CHROMIUM_ARGS, running_app  # noqa: E402
+from tests.app_server import CHROMIUM_ARGS, LONG_TASKS, running_app, settle  # noqa: E402
 
 
 def main() -> None:
     """Take both screenshots."""
     with running_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 1500})
+        context = browser.new_context(viewport={"width": 1440, "height": 1500})
+        context.add_init_script(LONG_TASKS)
+        page = context.new_page()
         page.goto(url + "/?train_step=12")
         page.get_by_role("heading", name="Merge 12 of 200").wait_for(timeout=60_000)
         page.locator(".js-plotly-plot").nth(2).wait_for()
-        page.wait_for_timeout(1500)
+        settle(page, 1000)
         page.screenshot(path=str(REPO / "docs" / "train.png"), full_page=True)
         page.goto(url + "/encode")
         page.get_by_label("Text to encode").wait_for(timeout=60_000)
         page.get_by_text("Round trip holds").wait_for()
         page.get_by_text("Rule by rule").wait_for()
-        page.wait_for_timeout(1500)
+        settle(page, 1000)
         page.screenshot(path=str(REPO / "docs" / "encode.png"), full_page=True)
         present(browser, url)
         browser.close()
@@ -41,13 +43,15 @@ def main() -> None:
 
 def present(browser, url: str) -> None:
     """The Train page as a projector shows it: 1280x720, presentation mode, merge 12."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(LONG_TASKS)
+    page = context.new_page()
     page.goto(url + "/?present=true&train_step=12")
     page.get_by_role("heading", name="Merge 12 of 200").wait_for(timeout=60_000)
-    page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=60_000)
-    page.wait_for_timeout(2500)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    settle(page, 1500)
     page.screenshot(path=str(REPO / "docs" / "presentation.png"))
-    page.close()
+    context.close()
 
 
 if __name__ == "__main__":

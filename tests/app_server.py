@@ -75,3 +75,28 @@ def running_app(log: IO[str] | None = None, timeout: float = 60.0) -> Iterator[s
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+LONG_TASKS = """window.__longTaskEnd = 0;
+new PerformanceObserver(list => { for (const e of list.getEntries())
+  window.__longTaskEnd = Math.max(window.__longTaskEnd, e.startTime + e.duration); })
+  .observe({type: 'longtask', buffered: true});"""
+"""An init script (``context.add_init_script``) that records when the page's main thread last finished a long
+task (over 50 ms): loading widget code and drawing charts."""
+
+
+def settle(page, quiet_ms: int = 500, timeout: int = 60_000) -> None:
+    """Wait until the app has not been running, and the page's main thread has run no long task, for
+    ``quiet_ms``: a key pressed while either is busy may be dropped, and a screenshot would catch a half-drawn
+    page. Long tasks are seen only where :data:`LONG_TASKS` was added as an init script."""
+    page.wait_for_function(
+        f"""() => {{
+          const busy = !!document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
+          const now = performance.now();
+          if (busy || window.__idleSince === undefined) window.__idleSince = now;
+          const drawn = now - (window.__longTaskEnd || 0);
+          return !busy && now - window.__idleSince > {quiet_ms} && drawn > Math.max({quiet_ms}, 300);
+        }}""",
+        polling=100,
+        timeout=timeout,
+    )

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .app_server import CHROMIUM_ARGS, AppDidNotStart, running_app
+from .app_server import CHROMIUM_ARGS, LONG_TASKS, AppDidNotStart, running_app, settle
 from .conftest import REPO
 
 pytestmark = pytest.mark.browser
@@ -176,27 +176,9 @@ def _stays(pg, merge: int, ticks: int = 3) -> bool:
     return False
 
 
-LONG_TASKS = """window.__longTaskEnd = 0;
-new PerformanceObserver(list => { for (const e of list.getEntries())
-  window.__longTaskEnd = Math.max(window.__longTaskEnd, e.startTime + e.duration); })
-  .observe({type: 'longtask', buffered: true});"""
-"""An init script that records when the page's main thread last finished a long task (over 50 ms)."""
-
-
 def _idle(pg, quiet_ms: int = 500) -> None:
-    """Wait until the app has not been running, and the page's main thread has run no long task (loading
-    and drawing charts), for ``quiet_ms``: a key pressed while either is busy may be dropped."""
-    pg.wait_for_function(
-        f"""() => {{
-          const busy = !!document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
-          const now = performance.now();
-          if (busy || window.__idleSince === undefined) window.__idleSince = now;
-          const drawn = now - (window.__longTaskEnd || 0);
-          return !busy && now - window.__idleSince > {quiet_ms} && drawn > Math.max({quiet_ms}, 300);
-        }}""",
-        polling=100,
-        timeout=60_000,
-    )
+    """Wait until the app and the page's main thread have been quiet for ``quiet_ms`` (see :func:`settle`)."""
+    settle(pg, quiet_ms)
 
 
 SHORTCUT_BUTTONS = {"ArrowRight": "Next", "ArrowLeft": "Prev", "End": "Last", "Home": "First"}

@@ -76,6 +76,13 @@ def eow_ignored(pretokenizer: str) -> str:
     )
 
 
+def _default(key: str, value: object) -> object:
+    """A widget's default, or ``None`` when ``key`` already holds a value (set by another page's button,
+    such as Check an example's "open in Train"): Streamlit then uses that value and would warn that the
+    widget had both a default and a Session State value."""
+    return None if key in st.session_state else value
+
+
 def _current_choice(source: str) -> CorpusChoice:
     """The corpus the sidebar widgets describe right now.
 
@@ -125,7 +132,9 @@ def render() -> None:
     bind = "query-params"
     with st.sidebar:
         st.header("Corpus")
-        source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True, bind=bind)
+        source = st.segmented_control(
+            "Source", SOURCES, default=_default(state.SOURCE, "Sample"), key=state.SOURCE, required=True, bind=bind
+        )
         with st.form(state.TRAIN_FORM, border=False):
             if source == "Paste":
                 st.text_area(
@@ -168,7 +177,7 @@ def render() -> None:
             st.selectbox(
                 "Pre-tokenizer",
                 list(PRETOKENIZERS),
-                index=list(PRETOKENIZERS).index(defaults.pretokenizer),
+                index=_default(state.PRETOKENIZER, list(PRETOKENIZERS).index(defaults.pretokenizer)) or 0,
                 key=state.PRETOKENIZER,
                 help=HELP["pretokenizer"],
                 bind=bind,
@@ -201,7 +210,7 @@ def render() -> None:
                 "Merges / vocabulary size",
                 min_value=0,
                 max_value=MAX_BUDGET,
-                value=defaults.budget,
+                value=_default(state.BUDGET, defaults.budget) or "min",
                 step=50,
                 key=state.BUDGET,
                 help=HELP["budget"],
@@ -211,7 +220,7 @@ def render() -> None:
                 "Min frequency",
                 min_value=1,
                 max_value=MAX_MIN_FREQUENCY,
-                value=defaults.min_frequency,
+                value=_default(state.MIN_FREQUENCY, defaults.min_frequency) or "min",
                 key=state.MIN_FREQUENCY,
                 help=HELP["min_frequency"],
                 bind=bind,

@@ -1,0 +1,73 @@
+"""AppTest: what a fresh user's trial of the app found (oversized word counts on Check an example, stale
+choices, uploads across pages, long and right-to-left tokens, message wording)."""
+
+from __future__ import annotations
+
+from streamlit.elements.lib import policies
+from streamlit.testing.v1 import AppTest
+
+from ui import state
+from ui.corpus import MAX_PASTE_CHARS
+
+from .test_app import APP, captions, seen, subheaders
+
+CHECK = "pages/check.py"
+
+
+def page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(path)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def errors(at: AppTest) -> list[str]:
+    return [seen(e.value) for e in at.error]
+
+
+def open_buttons(at: AppTest) -> list:
+    return [b for b in at.button if b.key and b.key.startswith("check_open_")]
+
+
+def test_check_page_refuses_a_count_past_the_limit_naming_its_line():
+    at = page(CHECK)
+    at.text_area(key=state.CHECK_CORPUS).set_value("lower 2\nlow 99999999999999999999999").run()
+    at.text_area(key=state.CHECK_CLAIM).set_value("l o").run()
+    assert not at.exception
+    assert errors(at) == [
+        "line 2: the count 99,999,999,999,999,999,999,999 is too large; at most 281,474,976,710,656 (2**48) is allowed"
+    ]
+
+
+def test_check_page_big_counts_are_checked_but_not_opened_in_train():
+    at = page(CHECK)
+    at.text_area(key=state.CHECK_CORPUS).set_value("low 2000000000\nlower 2").run()
+    at.text_area(key=state.CHECK_CLAIM).set_value("l o").run()
+    assert not at.exception and not errors(at)
+    assert "Read as word counts: 2 distinct words, 2,000,000,002 in all." in captions(at)
+    buttons = open_buttons(at)
+    assert buttons and all(b.disabled for b in buttons)
+    reason = next(c for c in captions(at) if c.startswith("Opening in the Train page is off"))
+    assert "these counts make 8,000,000,011 characters of text" in reason
+    assert "upload these counts as a word-count file in the sidebar" in reason
+    assert all(seen(b.help) == reason for b in buttons)
+
+
+def test_check_page_link_fills_the_sidebar_consistently_without_a_warning(monkeypatch):
+    warned: list[str] = []
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    monkeypatch.setattr(policies._LOGGER, "warning", lambda msg, *args, **_kw: warned.append(msg % args))
+    at = page(CHECK)
+    words = (MAX_PASTE_CHARS - 1) // 4  # "low " repeated: just fits the paste box
+    at.text_area(key=state.CHECK_CORPUS).set_value(f"low {words}").run()
+    at.text_area(key=state.CHECK_CLAIM).set_value("l o\nlo w").run()
+    assert not open_buttons(at)[0].disabled
+    open_buttons(at)[0].click().run()
+    assert not at.exception
+    assert not warned  # Streamlit's "created with a default value but also had its value set" warning
+    assert subheaders(at)[0] == "Merge 1 of 2 (rank 0): “l” + “o” → “lo”"
+    pasted = at.session_state[state.PASTE]
+    assert len(pasted) == 4 * words - 1 <= MAX_PASTE_CHARS
+    assert at.session_state[state.APPLIED_CORPUS].text == pasted
+    assert not at.sidebar.warning  # the paste box is not "full": the text went in whole

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from ui import state
 from ui.corpus import MAX_PASTE_CHARS
 
+from .conftest import REPO
 from .test_app import APP, captions, seen, subheaders
 
 CHECK = "pages/check.py"
@@ -71,3 +72,39 @@ def test_check_page_link_fills_the_sidebar_consistently_without_a_warning(monkey
     assert len(pasted) == 4 * words - 1 <= MAX_PASTE_CHARS
     assert at.session_state[state.APPLIED_CORPUS].text == pasted
     assert not at.sidebar.warning  # the paste box is not "full": the text went in whole
+
+
+def submit(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Train").click()
+    return at.run()
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_an_upload_counts_the_texts_own_characters_and_stays_usable_across_pages():
+    text = (REPO / "sample_corpora" / "shakespeare_excerpt.txt").read_bytes()
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    as_sample = metrics(at)  # the default sample is this same text
+    at.segmented_control(key=state.SOURCE).set_value("Upload").run()
+    at.file_uploader(key=state.UPLOAD).set_value(("excerpt.txt", text, "text/plain"))
+    submit(at)
+    assert not at.exception and not at.sidebar.error
+    shown = metrics(at)
+    assert shown["characters"] == as_sample["characters"] == f"{len(text.decode()):,}"
+    assert shown["chars per token"] == as_sample["chars per token"]
+    at.switch_page("pages/compare.py").run()
+    at.switch_page("app.py").run()
+    at.file_uploader(key=state.UPLOAD).set_value(None)  # the browser's uploader is empty on a new page
+    at.number_input(key=state.BUDGET).set_value(20)
+    submit(at)
+    assert not at.exception and not at.sidebar.error, [e.value for e in at.sidebar.error]
+    assert at.session_state[state.APPLIED_CORPUS].name == "excerpt.txt"
+    assert subheaders(at)[0].startswith("Merge 1 of 20 ")
+    kept = [seen(c.value) for c in at.sidebar.caption if "Kept from your last upload" in c.value]
+    assert kept and "excerpt.txt" in kept[0]
+    next(b for b in at.button if b.label == "Remove the kept file").click().run()
+    submit(at)
+    assert [seen(e.value) for e in at.sidebar.error] == ["choose a .txt file to upload (UTF-8, up to 50 MB)"]
+    assert at.session_state[state.APPLIED_CORPUS].name == "excerpt.txt"  # the last training stays applied

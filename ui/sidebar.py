@@ -94,6 +94,9 @@ def _current_choice(source: str) -> CorpusChoice:
     if source == "Upload":
         upload = st.session_state.get(state.UPLOAD)
         if upload is None:
+            kept = st.session_state.get(state.UPLOADED_TEXT)
+            if kept is not None:  # the uploader is empty on another page, but the file stays until removed
+                return kept
             raise CorpusInputError(f"choose a .txt file to upload (UTF-8, up to {MAX_UPLOAD_MB} MB)")
         return CorpusChoice("upload", upload.name, data=check_upload(upload.getvalue(), upload.name))
     if source == "Word counts":
@@ -157,6 +160,7 @@ def render() -> None:
                     help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
                     "its words counted in one pass when you press Train.",
                 )
+                _kept_upload()
             elif source == "Word counts":
                 st.file_uploader(
                     f"Upload word counts (UTF-8, up to {MAX_UPLOAD_MB} MB)",
@@ -250,6 +254,22 @@ def render() -> None:
         st.error(plain(problem))
 
 
+def _kept_upload() -> None:
+    """Under an empty uploader, name the text file trained on before (Train uses it again) and offer to remove it."""
+    kept = st.session_state.get(state.UPLOADED_TEXT)
+    if kept is None or st.session_state.get(state.UPLOAD) is not None:
+        return
+    st.caption(
+        f"Kept from your last upload: **{plain(kept.name)}** ({kept.describe()}); Train uses it until you "
+        "upload another file or remove it."
+    )
+    st.form_submit_button("Remove the kept file", on_click=_forget_upload, width="stretch")
+
+
+def _forget_upload() -> None:
+    st.session_state.pop(state.UPLOADED_TEXT, None)
+
+
 def _link_without_text(source: str) -> CorpusChoice:
     """The default sample, after saying that the link names pasted or uploaded text this session lacks."""
     digest = st.query_params.get(TEXT_PARAM)
@@ -291,6 +311,8 @@ def _apply(source: str, first: bool) -> None:
         settings = TrainSettings()
     st.session_state[state.APPLIED_CORPUS] = choice
     st.session_state[state.APPLIED_SETTINGS] = settings
+    if choice.source == "upload":
+        st.session_state[state.UPLOADED_TEXT] = choice  # kept for the next Train after a page switch
     if stand_in:
         pass  # its corpus hash stays in the URL: passed on, the link still says what it was made from
     elif choice.source == "sample":

@@ -108,3 +108,22 @@ def test_an_upload_counts_the_texts_own_characters_and_stays_usable_across_pages
     submit(at)
     assert [seen(e.value) for e in at.sidebar.error] == ["choose a .txt file to upload (UTF-8, up to 50 MB)"]
     assert at.session_state[state.APPLIED_CORPUS].name == "excerpt.txt"  # the last training stays applied
+
+
+def test_train_heading_cuts_a_long_token_and_isolates_the_marker_after_hebrew():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    at.text_area(key=state.PASTE).set_value("a" * 4096)
+    at.selectbox(key=state.PRETOKENIZER).set_value("none")
+    at.number_input(key=state.MIN_FREQUENCY).set_value(1)
+    at.number_input(key=state.BUDGET).set_value(12)
+    submit(at)
+    at.button(key=state.TRAIN_PLAYER.last).click().run()
+    assert not at.exception
+    long = "a" * 40 + "… (2,048 characters)"
+    assert subheaders(at)[0] == f"Merge 12 of 12 (rank 11): “{long}” + “{long}” → “{'a' * 40}… (4,096 characters)”"
+    at.text_area(key=state.PASTE).set_value("ם ם")
+    at.selectbox(key=state.PRETOKENIZER).set_value("whitespace_eow")
+    at.number_input(key=state.BUDGET).set_value(1)
+    submit(at)
+    assert subheaders(at)[0] == "Merge 1 of 1 (rank 0): “\u2068ם\u2069” + “</w>” → “\u2068ם\u2069\u2066</w>\u2069”"

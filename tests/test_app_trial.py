@@ -127,3 +127,16 @@ def test_train_heading_cuts_a_long_token_and_isolates_the_marker_after_hebrew():
     at.number_input(key=state.BUDGET).set_value(1)
     submit(at)
     assert subheaders(at)[0] == "Merge 1 of 1 (rank 0): “\u2068ם\u2069” + “</w>” → “\u2068ם\u2069\u2066</w>\u2069”"
+
+
+def test_token_trees_start_each_new_token_at_its_own_merge():
+    at = page("pages/provenance.py")
+    assert any(c.startswith("Merge 1 of the training: the pair had a count of 350.") for c in captions(at))
+    assert any("(first 5 places, corpus order" in c for c in captions(at))
+    at.text_input(key=state.TREE_SEARCH).set_value("the</w>").run()
+    assert not at.exception
+    node = at.selectbox(key=f"tree_{state.TREE_NODE}")
+    assert node.value == node.options[-1] and node.value.startswith("rank 13:")
+    assert any(c.startswith("Merge 14 of the training:") for c in captions(at))
+    assert [b.label for b in at.button if b.key == "tree_train"] == ["Open the Train page at merge 14"]
+    assert any("(1 place, corpus order" in c for c in captions(at))  # "the</w>" is one distinct word

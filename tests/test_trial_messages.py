@@ -1,0 +1,33 @@
+"""Messages and table cells a user trial found hard to read: thousands separators, closed quotes, blank cells."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import bpe_core
+from bpe_core.checking import check_merges
+from viz.checking import highlight_row, verdict_frame
+
+
+def test_stop_reasons_group_thousands():
+    r = bpe_core.train("ab ab cd", num_merges=2000, pretokenizer="whitespace", min_frequency=1)
+    assert r.stop_reason == "stopped after 2 of 2,000 merges: no pair is left (every word is a single token)"
+    r = bpe_core.train("ab ab cd", num_merges=1500, pretokenizer="whitespace", min_frequency=1200)
+    assert r.stop_reason == (
+        "stopped after 0 of 1,500 merges: the most frequent pair occurs 2 time(s), below min_frequency=1,200"
+    )
+
+
+def test_a_long_special_token_is_quoted_and_closed():
+    with pytest.raises(bpe_core.BPEError) as info:
+        bpe_core.train("ab ab", num_merges=1, special_tokens=["x" * 3000])
+    assert re.search(r"; 'x{24}…' has 3,000$", str(info.value)), str(info.value)
+
+
+def test_a_claim_without_counts_leaves_the_count_cells_blank():
+    report = check_merges({"low": 5, "lower": 2}, [(("l", "o"), None), (("lo", "w"), 7)])
+    html = highlight_row(verdict_frame(report), report.first_wrong).to_html()
+    assert "None" not in html and "&lt;NA&gt;" not in html and "nan" not in html
+    assert ">7<" in html

@@ -140,3 +140,17 @@ def test_token_trees_start_each_new_token_at_its_own_merge():
     assert any(c.startswith("Merge 14 of the training:") for c in captions(at))
     assert [b.label for b in at.button if b.key == "tree_train"] == ["Open the Train page at merge 14"]
     assert any("(1 place, corpus order" in c for c in captions(at))  # "the</w>" is one distinct word
+
+
+def test_a_new_upload_clears_the_last_uploads_error():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.segmented_control(key=state.SOURCE).set_value("Upload").run()
+    uploader = at.file_uploader(key=state.UPLOAD)
+    assert uploader.form_id == ""  # outside the Train form: choosing a file reruns the page
+    uploader.set_value(("bad.txt", b"caf\xe9\n", "text/plain"))
+    submit(at)
+    assert any("bad.txt is not UTF-8 text" in seen(e.value) for e in at.sidebar.error)
+    at.file_uploader(key=state.UPLOAD).set_value(("good.txt", b"low lower\n", "text/plain")).run()
+    assert not at.sidebar.error  # the error was about the file before
+    at.segmented_control(key=state.SOURCE).set_value("Word counts").run()
+    assert at.file_uploader(key=state.COUNTS_UPLOAD).form_id == ""

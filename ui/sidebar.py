@@ -76,13 +76,6 @@ def eow_ignored(pretokenizer: str) -> str:
     )
 
 
-def _default(key: str, value: object) -> object:
-    """A widget's default, or ``None`` when ``key`` already holds a value (set by another page's button,
-    such as Check an example's "open in Train"): Streamlit then uses that value and would warn that the
-    widget had both a default and a Session State value."""
-    return None if key in st.session_state else value
-
-
 def _current_choice(source: str) -> CorpusChoice:
     """The corpus the sidebar widgets describe right now.
 
@@ -135,9 +128,8 @@ def render() -> None:
     bind = "query-params"
     with st.sidebar:
         st.header("Corpus")
-        source = st.segmented_control(
-            "Source", SOURCES, default=_default(state.SOURCE, "Sample"), key=state.SOURCE, required=True, bind=bind
-        )
+        source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True, bind=bind)
+        _uploader(source)
         with st.form(state.TRAIN_FORM, border=False):
             if source == "Paste":
                 st.text_area(
@@ -152,23 +144,7 @@ def render() -> None:
                     f"The box takes up to {MAX_PASTE_CHARS:,} characters; a longer paste does not go in (past that "
                     f"size the browser tab stalls). {LONGER_TEXT}"
                 )
-            elif source == "Upload":
-                st.file_uploader(
-                    f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
-                    type=["txt"],
-                    key=state.UPLOAD,
-                    help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
-                    "its words counted in one pass when you press Train.",
-                )
-                _kept_upload()
-            elif source == "Word counts":
-                st.file_uploader(
-                    f"Upload word counts (UTF-8, up to {MAX_UPLOAD_MB} MB)",
-                    type=["txt", "tsv", "counts"],
-                    key=state.COUNTS_UPLOAD,
-                    help=COUNTS_HELP,
-                )
-            else:
+            elif source not in ("Upload", "Word counts"):  # their uploaders are above the form (see _uploader)
                 st.selectbox(
                     "Sample",
                     list(SAMPLES),
@@ -181,7 +157,7 @@ def render() -> None:
             st.selectbox(
                 "Pre-tokenizer",
                 list(PRETOKENIZERS),
-                index=_default(state.PRETOKENIZER, list(PRETOKENIZERS).index(defaults.pretokenizer)) or 0,
+                index=list(PRETOKENIZERS).index(defaults.pretokenizer),
                 key=state.PRETOKENIZER,
                 help=HELP["pretokenizer"],
                 bind=bind,
@@ -214,7 +190,7 @@ def render() -> None:
                 "Merges / vocabulary size",
                 min_value=0,
                 max_value=MAX_BUDGET,
-                value=_default(state.BUDGET, defaults.budget) or "min",
+                value=defaults.budget,
                 step=50,
                 key=state.BUDGET,
                 help=HELP["budget"],
@@ -224,7 +200,7 @@ def render() -> None:
                 "Min frequency",
                 min_value=1,
                 max_value=MAX_MIN_FREQUENCY,
-                value=_default(state.MIN_FREQUENCY, defaults.min_frequency) or "min",
+                value=defaults.min_frequency,
                 key=state.MIN_FREQUENCY,
                 help=HELP["min_frequency"],
                 bind=bind,
@@ -254,6 +230,27 @@ def render() -> None:
         st.error(plain(problem))
 
 
+def _uploader(source: str) -> None:
+    """The file uploader of the Upload or Word counts source, outside the Train form: choosing a file reruns
+    the page, which clears the last Train's error about the file before (a form would keep it on screen)."""
+    if source == "Upload":
+        st.file_uploader(
+            f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+            type=["txt"],
+            key=state.UPLOAD,
+            help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
+            "its words counted in one pass when you press Train.",
+        )
+        _kept_upload()
+    elif source == "Word counts":
+        st.file_uploader(
+            f"Upload word counts (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+            type=["txt", "tsv", "counts"],
+            key=state.COUNTS_UPLOAD,
+            help=COUNTS_HELP,
+        )
+
+
 def _kept_upload() -> None:
     """Under an empty uploader, name the text file trained on before (Train uses it again) and offer to remove it."""
     kept = st.session_state.get(state.UPLOADED_TEXT)
@@ -263,7 +260,7 @@ def _kept_upload() -> None:
         f"Kept from your last upload: **{plain(kept.name)}** ({kept.describe()}); Train uses it until you "
         "upload another file or remove it."
     )
-    st.form_submit_button("Remove the kept file", on_click=_forget_upload, width="stretch")
+    st.button("Remove the kept file", on_click=_forget_upload, width="stretch")
 
 
 def _forget_upload() -> None:

@@ -31,3 +31,17 @@ def test_a_claim_without_counts_leaves_the_count_cells_blank():
     html = highlight_row(verdict_frame(report), report.first_wrong).to_html()
     assert "None" not in html and "&lt;NA&gt;" not in html and "nan" not in html
     assert ">7<" in html
+
+
+def test_check_corpus_opens_in_train_only_when_it_fits_the_paste_box():
+    from ui.checking import read_corpus
+    from ui.corpus import MAX_PASTE_CHARS
+
+    fits = read_corpus("low 5\nlower 2", "Detect")
+    assert fits.text == "low low low low low lower lower" and not fits.too_long
+    text = "ab " * (MAX_PASTE_CHARS // 3 + 1)
+    long_text = read_corpus(text, "Text")
+    assert long_text.corpus == text and long_text.text == ""
+    assert "this text has 20,001 characters" in long_text.too_long and "(Source: Upload)" in long_text.too_long
+    counts = read_corpus("low 10000000", "Detect")  # 40 MB of text if built: only its length is worked out
+    assert counts.counted and counts.text == "" and "39,999,999 characters" in counts.too_long

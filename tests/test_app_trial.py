@@ -154,3 +154,18 @@ def test_a_new_upload_clears_the_last_uploads_error():
     assert not at.sidebar.error  # the error was about the file before
     at.segmented_control(key=state.SOURCE).set_value("Word counts").run()
     assert at.file_uploader(key=state.COUNTS_UPLOAD).form_id == ""
+
+
+def test_a_word_count_file_also_stays_usable_across_pages():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.segmented_control(key=state.SOURCE).set_value("Word counts").run()
+    at.file_uploader(key=state.COUNTS_UPLOAD).set_value(("counts.tsv", b"low 5\nlower 2\n", "text/plain"))
+    submit(at)
+    at.switch_page("pages/encode.py").run()
+    at.switch_page("app.py").run()
+    at.file_uploader(key=state.COUNTS_UPLOAD).set_value(None)
+    at.number_input(key=state.BUDGET).set_value(2)
+    submit(at)
+    assert not at.sidebar.error, [e.value for e in at.sidebar.error]
+    assert at.session_state[state.APPLIED_CORPUS].name == "counts.tsv"
+    assert subheaders(at)[0].startswith("Merge 1 of 2 ")

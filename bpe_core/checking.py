@@ -21,11 +21,11 @@ user pastes (``e s 9`` and ``low 5``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import product
 
-from .corpus import Corpus
+from .corpus import MAX_WORD_FREQUENCY, Corpus
 from .encoder import Tokenizer
 from .errors import BPEError, OptionError
 from .options import OPTIONS
@@ -469,26 +469,55 @@ def parse_word_counts(text: str) -> dict[str, int]:
 
     Raises:
         ClaimError: an entry that is not a word followed by a positive integer
-            (naming it), or no entry at all.
+            (naming it), a count (or a repeated word's total) above
+            :data:`bpe_core.corpus.MAX_WORD_FREQUENCY` (naming the line), or no entry at all.
     """
     counts: dict[str, int] = {}
-    for n, raw in enumerate(text.splitlines(), start=1):
-        for entry in raw.split(","):
-            fields = entry.split()
-            if not fields:
-                continue
-            if len(fields) != 2 or not fields[1].isdigit() or int(fields[1]) < 1:
-                raise ClaimError(f"line {n}: {entry.strip()[:60]!r} is not 'word count' with a positive count")
-            counts[fields[0]] = counts.get(fields[0], 0) + int(fields[1])
+    for n, word, digits in _count_entries(text):
+        total = counts.get(word, 0) + _bounded_count(digits, n)
+        if total > MAX_WORD_FREQUENCY:
+            raise ClaimError(
+                f"line {n}: the word {word[:40]!r} is counted {total:,} times in all; "
+                f"at most {MAX_WORD_FREQUENCY:,} (2**48) is allowed"
+            )
+        counts[word] = total
     if not counts:
         raise ClaimError("no word counts: write one 'word count' per line, such as 'low 5'")
     return counts
 
 
+def _count_entries(text: str) -> Iterator[tuple[int, str, str]]:
+    """``(line number, word, count digits)`` of each ``word count`` entry (counts not yet converted).
+
+    Raises:
+        ClaimError: an entry that is not a word followed by a positive integer in ASCII digits (naming it).
+    """
+    for n, raw in enumerate(text.splitlines(), start=1):
+        for entry in raw.split(","):
+            fields = entry.split()
+            if not fields:
+                continue
+            if len(fields) != 2 or not (fields[1].isascii() and fields[1].isdigit()) or not fields[1].strip("0"):
+                raise ClaimError(f"line {n}: {entry.strip()[:60]!r} is not 'word count' with a positive count")
+            yield n, fields[0], fields[1]
+
+
+def _bounded_count(digits: str, line: int) -> int:
+    """``digits`` (ASCII, not all zeros) as an int, refused past :data:`~bpe_core.corpus.MAX_WORD_FREQUENCY`
+    before a long digit string is converted (Python refuses over 4,300 digits; 16 already pass the cap)."""
+    digits = digits.lstrip("0")
+    if len(digits) > len(str(MAX_WORD_FREQUENCY)) or int(digits) > MAX_WORD_FREQUENCY:
+        shown = f"{int(digits):,}" if len(digits) <= 30 else f"a number of {len(digits):,} digits"
+        raise ClaimError(
+            f"line {line}: the count {shown} is too large; at most {MAX_WORD_FREQUENCY:,} (2**48) is allowed"
+        )
+    return int(digits)
+
+
 def looks_like_word_counts(text: str) -> bool:
-    """True when every non-blank entry of ``text`` reads as ``word count`` (see :func:`parse_word_counts`)."""
+    """True when every non-blank entry of ``text`` reads as ``word count`` (see :func:`parse_word_counts`;
+    a count past the limit still reads as one, so that its error is shown rather than the box read as text)."""
     try:
-        parse_word_counts(text)
+        return bool(list(_count_entries(text)))
     except ClaimError:
         return False
-    return True

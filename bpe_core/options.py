@@ -85,6 +85,11 @@ class Option:
         return value
 
 
+def _short_text(text: str, limit: int) -> str:
+    """``repr`` of a string, the string cut to ``limit`` characters (so the quotes stay closed: ``'xxxx…'``)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit])[:-1] + "…" + repr(text[:limit])[-1]
+
+
 def _short(value: object, limit: int = 40) -> str:
     """``repr`` of a value cut to ``limit`` characters, for messages (a 5,000-digit int stays readable)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**limit:
@@ -150,7 +155,8 @@ def check_special_tokens(tokens: object) -> tuple[str, ...]:
             raise SpecialTokenError(f"special tokens must be non-empty strings, got {_short(tok)}")
         if len(tok) > MAX_SPECIAL_LENGTH:
             raise SpecialTokenError(
-                f"a special token may have at most {MAX_SPECIAL_LENGTH} characters; {_short(tok, 24)} has {len(tok):,}"
+                f"a special token may have at most {MAX_SPECIAL_LENGTH} characters; "
+                f"{_short_text(tok, 24)} has {len(tok):,}"
             )
         specials.append(tok)
         if len(specials) > MAX_SPECIAL_TOKENS * 2:  # stop reading an endless iterable early

@@ -454,15 +454,15 @@ class _Trainer:
 
     def _stop_reason(self, step: int, num_merges: int, best: tuple | None, min_frequency: int) -> str | None:
         """Why training must stop before merge ``step``, or ``None`` to go on."""
-        head = f"stopped after {step} of {num_merges} merges"
+        head = f"stopped after {step:,} of {num_merges:,} merges"
         if best is None:
             return f"{head}: no pair is left (every word is a single token)"
         if -best[0] < min_frequency:
-            return f"{head}: the most frequent pair occurs {-best[0]} time(s), below min_frequency={min_frequency}"
+            return f"{head}: the most frequent pair occurs {-best[0]:,} time(s), below min_frequency={min_frequency:,}"
         if self.token_text > TOKEN_TEXT_LIMIT:
             return (
                 f"{head}: the learned tokens hold {self.token_text:,} characters in all, over the limit of "
-                f"{TOKEN_TEXT_LIMIT:,}; the pairs left occur {-best[0]} time(s) each, so every further merge "
+                f"{TOKEN_TEXT_LIMIT:,}; the pairs left occur {-best[0]:,} time(s) each, so every further merge "
                 "only makes an ever longer token (raise min_frequency or use a pre-tokenizer)"
             )
         return None

@@ -88,7 +88,10 @@ if not found:
     st.warning("No combination of pre-tokenizer, tie rule and minimum frequency (1 or 2) makes the whole claim hold.")
 else:
     st.dataframe(settings_frame(found), hide_index=True)
-    st.caption("Open one in the Train page (the corpus goes into the sidebar as pasted text):")
+    if example.too_long:
+        st.caption(plain(example.too_long))
+    else:
+        st.caption("Open one in the Train page (the corpus goes into the sidebar as pasted text):")
     for i, s in enumerate(found):
         st.button(
             s.label(),
@@ -96,6 +99,8 @@ else:
             icon=":material/model_training:",
             on_click=open_in_train,
             args=(example, s, len(claim), 1),
+            disabled=bool(example.too_long),
+            help=plain(example.too_long) or None,
         )
 
 with st.expander("Check a step-by-step encoding of one word with the claimed merges"):

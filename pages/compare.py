@@ -32,14 +32,14 @@ from viz.markdown import left_out, plain
 from viz.tokens import tokens_row
 from viz.train_tables import token_counts
 
+# Run A-D's defaults: four settings whose compression curves differ (trailing_space/char, the
+# default before, drew on top of A's line). A comment, not a string: Streamlit's magic would show a string.
 DEFAULTS = [
     ("whitespace_eow", "char", "separate", "first_seen", "rank"),
     ("gpt2", "byte", "separate", "first_seen", "rank"),
     ("none", "char", "separate", "first_seen", "rank"),
     ("gpt4", "byte", "separate", "hf_tokenizers", "rank"),
 ]
-"""Run A-D's defaults: four settings whose compression curves differ (trailing_space/char, the
-default before, drew on top of A's line)."""
 FIELDS = (
     ("pretokenizer", "Pre-tokenizer", list(PRETOKENIZERS)),
     ("unit", "Unit", list(UNITS)),

@@ -196,7 +196,7 @@ def test_empty_paste_is_refused(at):
     at.segmented_control(key=state.SOURCE).set_value("Paste").run()
     at.text_area(key=state.PASTE).set_value("   \n ")
     submit(at)
-    assert "pasted text is empty" in seen(at.sidebar.error[0].value)
+    assert "pasted text holds only whitespace" in seen(at.sidebar.error[0].value)
     assert subheaders(at)[0].startswith("Merge 1 of 200")
 
 

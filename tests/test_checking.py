@@ -218,3 +218,22 @@ def test_parse_word_counts():
         parse_word_counts("low 0")
     assert looks_like_word_counts("low 5\nlower 2")
     assert not looks_like_word_counts("the cat sat on the mat")
+
+
+def test_word_counts_past_the_engine_limit_name_their_line():
+    from bpe_core.corpus import MAX_WORD_FREQUENCY
+
+    assert parse_word_counts(f"low {MAX_WORD_FREQUENCY}") == {"low": MAX_WORD_FREQUENCY}
+    assert parse_word_counts("low 007") == {"low": 7}
+    with pytest.raises(ClaimError, match=r"^line 2: the count 99,999,999,999,999,999,999,999 is too large; at most"):
+        parse_word_counts("lower 2\nlow 99999999999999999999999")
+    with pytest.raises(ClaimError, match=r"^line 1: the count a number of 5,000 digits is too large"):
+        parse_word_counts("low " + "9" * 5000)  # past Python's int-from-string limit: no ValueError
+    with pytest.raises(ClaimError, match=r"^line 2: the word 'low' is counted 562,949,953,421,312 times in all"):
+        parse_word_counts(f"low {MAX_WORD_FREQUENCY}\nlow {MAX_WORD_FREQUENCY}")
+    with pytest.raises(ClaimError, match="line 1: 'low ²' is not 'word count'"):
+        parse_word_counts("low ²")  # a digit int() cannot read
+    with pytest.raises(ClaimError, match="line 1: 'low 000' is not"):
+        parse_word_counts("low 000")
+    assert looks_like_word_counts("low 5\nlow 99999999999999999999999")  # shaped as counts: its error is shown
+    assert not looks_like_word_counts("low 5\nthe cat")

@@ -53,8 +53,10 @@ def test_bad_uploads_say_why(data, message):
 
 def test_paste_checks():
     assert check_paste("hello") == "hello"
-    with pytest.raises(CorpusInputError, match="empty"):
+    with pytest.raises(CorpusInputError, match="holds only whitespace"):
         check_paste(" \n\t")
+    with pytest.raises(CorpusInputError, match="the pasted text is empty"):
+        check_paste("")
 
 
 def test_every_sample_reads_and_hashes():

@@ -20,6 +20,7 @@ from viz.encode_views import (
 )
 from viz.tokens import (
     FSI,
+    LRI,
     PALETTE,
     PDI,
     TokenView,
@@ -67,7 +68,9 @@ def test_hebrew_tokens_are_isolated_in_display_strings():
     step = result.steps[0]
     assert step.pair == ("ש", "ל") and step.token == "של"
     assert [show(t) for t in (*step.pair, step.token)] == [FSI + "ש" + PDI, FSI + "ל" + PDI, FSI + "של" + PDI]
-    assert show("ש</w>") == FSI + "ש</w>" + PDI  # the marker stays inside the token's isolate
+    # the marker gets its own left-to-right isolate: inside the token's right-to-left isolate it was drawn
+    # reversed and mirrored ("<w/>ש"), as a user trial in Chromium showed
+    assert show("ש</w>") == FSI + "ש" + PDI + LRI + "</w>" + PDI
     assert show("er</w>") == "er</w>"  # left-to-right tokens are untouched
 
 

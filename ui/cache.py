@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
@@ -78,7 +79,9 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
     """Train on ``corpus`` (a text, or the sidebar's choice) with ``settings``, showing a progress bar while it runs.
 
     Training stops early, saying so in ``stop_reason``, once it has grown the
-    server's memory by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`.
+    server's memory by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`. For an uploaded
+    text file, ``text_chars`` and ``text_bytes`` are the file's (:attr:`CorpusChoice.chars`,
+    ``nbytes``), not those of the word counts it was trained from.
 
     The bar is created inside the cached function so that a cache hit replays
     nothing visible (it is emptied before returning, and when training fails, so
@@ -94,9 +97,14 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
         bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
 
     try:
-        return bpe_core.train(source, **settings.kwargs(), progress=progress, max_memory=TRAIN_MEMORY_BUDGET)
+        result = bpe_core.train(source, **settings.kwargs(), progress=progress, max_memory=TRAIN_MEMORY_BUDGET)
     finally:
         bar.empty()
+    if isinstance(corpus, CorpusChoice) and corpus.source == "upload":
+        # trained on the upload's streamed counts, which leave whitespace out: give the file's own length
+        # (what the sidebar and Compare show), so characters and chars per token match the same text as a sample
+        result = dataclasses.replace(result, text_chars=corpus.chars, text_bytes=corpus.nbytes)
+    return result
 
 
 def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:

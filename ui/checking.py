@@ -9,7 +9,7 @@ import streamlit as st
 import bpe_core
 from bpe_core.checking import CheckSettings, looks_like_word_counts, parse_claimed, parse_word_counts
 from ui import sidebar, state
-from ui.corpus import CorpusChoice
+from ui.corpus import MAX_PASTE_CHARS, CorpusChoice
 from ui.provenance import open_train_at
 from ui.settings import TrainSettings
 
@@ -32,11 +32,20 @@ TEXT_ONLY = frozenset({"trailing_space", "gpt2", "none"})
 
 @dataclass(frozen=True)
 class ExampleCorpus:
-    """The corpus box as read: word counts or text, with the text a Train page link would train on."""
+    """The corpus box as read: word counts or text, with the text a Train page link would train on.
+
+    Attributes:
+        corpus: the ``{word: count}`` read, or the text.
+        counted: True for word counts.
+        text: the text the Train page gets (word counts: each word repeated its count times), or ``""``
+            when that text would not fit the sidebar's paste box (then ``too_long`` says why).
+        too_long: why the corpus cannot be opened in the Train page (``""`` when it can).
+    """
 
     corpus: str | dict[str, int]
     counted: bool
     text: str
+    too_long: str = ""
 
     def describe(self) -> str:
         """``4 distinct words, 16 in all (word counts)`` or ``120 characters of text``."""
@@ -50,19 +59,40 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
 
     Word counts become, for the Train page, each word repeated its count times in
     the order written, which trains exactly as the counts do with the whitespace
-    pre-tokenizers.
+    pre-tokenizers. That text is built only when it fits the sidebar's paste box
+    (:data:`ui.corpus.MAX_PASTE_CHARS`); its length is worked out first, so a count
+    of millions costs no memory.
 
     Raises:
-        bpe_core.ClaimError: word counts that cannot be read (naming the line).
+        bpe_core.ClaimError: word counts that cannot be read, or a count past
+            :data:`bpe_core.corpus.MAX_WORD_FREQUENCY` (naming the line).
         bpe_core.EmptyCorpusError: an empty box.
     """
     if not box.strip():
         raise bpe_core.EmptyCorpusError("the corpus box is empty: type word counts such as 'low 5', or text")
     counted = kind == "Word counts" or (kind == "Detect" and looks_like_word_counts(box))
-    if counted:
-        counts = parse_word_counts(box)
-        return ExampleCorpus(counts, True, " ".join(" ".join([w] * n) for w, n in counts.items()))
-    return ExampleCorpus(box, False, box)
+    if not counted:
+        if len(box) > MAX_PASTE_CHARS:
+            return ExampleCorpus(box, False, "", _too_long(f"this text has {len(box):,} characters", counted))
+        return ExampleCorpus(box, False, box)
+    counts = parse_word_counts(box)
+    length = sum((len(w) + 1) * n for w, n in counts.items()) - 1  # the words repeated, one space between
+    if length > MAX_PASTE_CHARS:
+        return ExampleCorpus(counts, True, "", _too_long(f"these counts make {length:,} characters of text", counted))
+    return ExampleCorpus(counts, True, " ".join(" ".join([w] * n) for w, n in counts.items()))
+
+
+def _too_long(what: str, counted: bool) -> str:
+    """Why a corpus this long cannot be opened in the Train page, and what to do instead."""
+    instead = (
+        "upload these counts as a word-count file in the sidebar (Source: Word counts)"
+        if counted
+        else "upload this text as a .txt file in the sidebar (Source: Upload)"
+    )
+    return (
+        f"Opening in the Train page is off: {what}, more than the sidebar's paste box takes "
+        f"({MAX_PASTE_CHARS:,}). To train on it, {instead}."
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner="Training to check the claim…")
@@ -88,7 +118,13 @@ def read_claim(box: str) -> tuple:
 
 def open_in_train(example: ExampleCorpus, settings: CheckSettings, merges: int, step: int) -> None:
     """Button callback: put the example's corpus and ``settings`` in the sidebar, apply them as Train does,
-    and open the Train page at merge ``step``."""
+    and open the Train page at merge ``step``.
+
+    Raises:
+        ValueError: ``example.too_long`` is set (the page disables the buttons then).
+    """
+    if example.too_long:
+        raise ValueError(example.too_long)
     choice = CorpusChoice("paste", "pasted text", example.text)
     applied = TrainSettings(
         pretokenizer=settings.pretokenizer,

@@ -192,10 +192,12 @@ def check_paste(text: str) -> str:
     """Check pasted text.
 
     Raises:
-        CorpusInputError: nothing but whitespace, or more than :data:`MAX_PASTE_CHARS` characters.
+        CorpusInputError: nothing, nothing but whitespace, or more than :data:`MAX_PASTE_CHARS` characters.
     """
-    if not text.strip():
+    if not text:
         raise CorpusInputError("the pasted text is empty: paste some text, or pick a sample")
+    if not text.strip():
+        raise CorpusInputError("the pasted text holds only whitespace: paste some text, or pick a sample")
     if len(text) > MAX_PASTE_CHARS:
         raise CorpusInputError(f"the pasted text has {len(text):,} characters; the limit is {MAX_PASTE_CHARS:,}")
     return text

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from bpe_core import MergeTree, Tokenizer, TrainResult, merge_tree
+from bpe_core.provenance import MAX_PLACES
 from ui import sidebar, state
 from viz.markdown import plain
 from viz.provenance import places_frame, tree_figure, tree_merges_frame, tree_summary
@@ -80,11 +81,17 @@ def _training_record(tree: MergeTree, show, key: str, train_link: bool) -> None:
     """The chosen merge's corpus places and the link to the Train page at its step."""
     nodes = sorted({n.token_id: n for n in tree.nodes() if n.step is not None}.values(), key=lambda n: n.step)
     labels = [node_label(n, show) for n in nodes]
-    label = st.selectbox("Merge of this tree", labels, index=len(labels) - 1, key=f"{key}_{state.TREE_NODE}")
+    choice_key, made_for = f"{key}_{state.TREE_NODE}", f"{key}_{state.TREE_NODE}_token"
+    if st.session_state.get(made_for) != tree.token_id:  # another token's tree starts at its own last merge,
+        st.session_state.pop(choice_key, None)  # not at a merge both trees share that was chosen (or shown) before
+        st.session_state[made_for] = tree.token_id
+    label = st.selectbox("Merge of this tree", labels, index=len(labels) - 1, key=choice_key)
     node = nodes[labels.index(label)] if label in labels else nodes[-1]
+    n = len(node.places)
+    places = f"first {n:,} places" if n >= MAX_PLACES else ("1 place" if n == 1 else f"{n:,} places")
     st.caption(
         f"Merge {node.step:,} of the training: the pair had a count of {node.count:,}. "
-        f"Where it was counted (first {len(node.places)} places, corpus order; offset in characters):"
+        f"Where it was counted ({places}, corpus order; offset in characters):"
     )
     st.dataframe(places_frame(node.places, show), hide_index=True, width="stretch")
     if not train_link:

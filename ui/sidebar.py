@@ -36,6 +36,10 @@ COUNTS_HELP = (
     "'count word' per line, a header line allowed. Each word is one pre-token; the README shows how to count "
     "a corpus of any size with DuckDB in one line."
 )
+KEPT = {"Upload": (state.UPLOAD, state.UPLOADED_TEXT), "Word counts": (state.COUNTS_UPLOAD, state.UPLOADED_COUNTS)}
+"""Source -> (its uploader's key, the key keeping the file last trained on from it)."""
+KEPT_SOURCE = {"upload": "Upload", "counts": "Word counts"}
+"""A CorpusChoice's source -> the sidebar source whose file it keeps."""
 TEXT_PARAM = "corpus_hash"
 """URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL).
 Links made before it was renamed call it ``text``; :func:`ui.layout.setup_page` reads those as before."""
@@ -84,6 +88,10 @@ def _current_choice(source: str) -> CorpusChoice:
     """
     if source == "Paste":
         return CorpusChoice("paste", "pasted text", check_paste(st.session_state.get(state.PASTE) or ""))
+    if source in KEPT and st.session_state.get(KEPT[source][0]) is None:
+        kept = st.session_state.get(KEPT[source][1])
+        if kept is not None:  # the uploader is empty on another page, but the file stays until removed
+            return kept
     if source == "Upload":
         upload = st.session_state.get(state.UPLOAD)
         if upload is None:
@@ -126,6 +134,7 @@ def render() -> None:
     with st.sidebar:
         st.header("Corpus")
         source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True, bind=bind)
+        _uploader(source)
         with st.form(state.TRAIN_FORM, border=False):
             if source == "Paste":
                 st.text_area(
@@ -140,22 +149,7 @@ def render() -> None:
                     f"The box takes up to {MAX_PASTE_CHARS:,} characters; a longer paste does not go in (past that "
                     f"size the browser tab stalls). {LONGER_TEXT}"
                 )
-            elif source == "Upload":
-                st.file_uploader(
-                    f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
-                    type=["txt"],
-                    key=state.UPLOAD,
-                    help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
-                    "its words counted in one pass when you press Train.",
-                )
-            elif source == "Word counts":
-                st.file_uploader(
-                    f"Upload word counts (UTF-8, up to {MAX_UPLOAD_MB} MB)",
-                    type=["txt", "tsv", "counts"],
-                    key=state.COUNTS_UPLOAD,
-                    help=COUNTS_HELP,
-                )
-            else:
+            elif source not in ("Upload", "Word counts"):  # their uploaders are above the form (see _uploader)
                 st.selectbox(
                     "Sample",
                     list(SAMPLES),
@@ -241,6 +235,41 @@ def render() -> None:
         st.error(plain(problem))
 
 
+def _uploader(source: str) -> None:
+    """The file uploader of the Upload or Word counts source, outside the Train form: choosing a file reruns
+    the page, which clears the last Train's error about the file before (a form would keep it on screen)."""
+    if source == "Upload":
+        st.file_uploader(
+            f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+            type=["txt"],
+            key=state.UPLOAD,
+            help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
+            "its words counted in one pass when you press Train.",
+        )
+    elif source == "Word counts":
+        st.file_uploader(
+            f"Upload word counts (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+            type=["txt", "tsv", "counts"],
+            key=state.COUNTS_UPLOAD,
+            help=COUNTS_HELP,
+        )
+    else:
+        return
+    _kept_upload(*KEPT[source])
+
+
+def _kept_upload(uploader: str, kept_key: str) -> None:
+    """Under an empty uploader, name the file trained on before (Train uses it again) and offer to remove it."""
+    kept = st.session_state.get(kept_key)
+    if kept is None or st.session_state.get(uploader) is not None:
+        return
+    st.caption(
+        f"Kept from your last upload: **{plain(kept.name)}** ({kept.describe()}); Train uses it until you "
+        "upload another file or remove it."
+    )
+    st.button("Remove the kept file", key=f"{kept_key}_remove", on_click=st.session_state.pop, args=(kept_key, None))
+
+
 def _link_without_text(source: str) -> CorpusChoice:
     """The default sample, after saying that the link names pasted or uploaded text this session lacks."""
     digest = st.query_params.get(TEXT_PARAM)
@@ -282,6 +311,8 @@ def _apply(source: str, first: bool) -> None:
         settings = TrainSettings()
     st.session_state[state.APPLIED_CORPUS] = choice
     st.session_state[state.APPLIED_SETTINGS] = settings
+    if choice.source in KEPT_SOURCE:  # kept for the next Train after a page switch empties the uploader
+        st.session_state[KEPT[KEPT_SOURCE[choice.source]][1]] = choice
     if stand_in:
         pass  # its corpus hash stays in the URL: passed on, the link still says what it was made from
     elif choice.source == "sample":

@@ -46,12 +46,14 @@ def verdict_frame(report: MergeCheck, show: Show = _same) -> pd.DataFrame:
 
 
 def highlight_row(frame: pd.DataFrame, row: int | None) -> Styler:
-    """``frame`` styled with row number ``row`` (0-based position) highlighted, or plain when ``row`` is None."""
+    """``frame`` styled with row number ``row`` (0-based position) highlighted, or plain when ``row`` is None.
+
+    Missing values (a claim that gives no count) show as blank cells, not ``None``."""
 
     def paint(r: pd.Series) -> list[str]:
         return [WRONG_STYLE if row is not None and r.name == row else "" for _ in r]
 
-    return frame.style.apply(paint, axis=1)
+    return frame.style.apply(paint, axis=1).format(na_rep="")
 
 
 def top_pairs_frame(step: ClaimStep, show: Show = _same) -> pd.DataFrame:

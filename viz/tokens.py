@@ -34,6 +34,13 @@ PALETTE = (
 FSI, PDI = "\u2068", "\u2069"
 """Unicode's FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE (UAX #9, section 2.7): text between them
 takes its own direction and, seen from outside, counts as one neutral character."""
+LRI = "\u2066"
+"""Unicode's LEFT-TO-RIGHT ISOLATE: text up to the next PDI reads left to right whatever surrounds it."""
+SHOWN_TOKEN_CHARS = 40
+"""Headings, captions and tables show a longer token as its first this many characters, ``…`` and its length
+(a 21,445-character token drawn whole made a merge heading take seconds to draw)."""
+SHOWN_KEY_CHARS = 120
+"""A tie key (which may quote long tokens) longer than this many characters is cut the same way."""
 
 _RTL_CLASSES = frozenset({"R", "AL", "AN"})
 """Bidi classes that reorder the text around them (Hebrew, Arabic letters, Arabic-Indic digits)."""
@@ -297,9 +304,32 @@ def display_for(unit: str, end_of_word_mode: bool) -> Callable[[str], str]:
     @lru_cache(maxsize=65536)
     def show(token: str) -> str:
         view = view_of_string(token, unit, end_of_word_mode)
-        return isolate(visible(view.text) + (MARKER if view.end_of_word else ""))
+        return shown_token(view.text, view.end_of_word)
 
     return show
+
+
+def shown_token(text: str, end_of_word: bool = False) -> str:
+    """A token's text as headings and tables show it: whitespace made visible (:func:`visible`), cut after
+    :data:`SHOWN_TOKEN_CHARS` characters with ``… (21,445 characters)``, and ``</w>`` after it when
+    ``end_of_word``.
+
+    Text holding right-to-left characters comes between bidi isolates (:func:`isolate`) and the marker
+    in its own left-to-right isolate, so ``ם`` + ``</w>`` reads ``ם</w>``, not ``<w/>ם`` (inside one
+    isolate the marker would join the Hebrew run and be drawn reversed, its brackets mirrored).
+    """
+    cut = len(text) > SHOWN_TOKEN_CHARS
+    body = isolate(visible(text[:SHOWN_TOKEN_CHARS] if cut else text) + ("…" if cut else ""))
+    marker = "" if not end_of_word else (LRI + MARKER + PDI if body.startswith(FSI) else MARKER)
+    return body + marker + (f" ({len(text):,} characters)" if cut else "")
+
+
+def shown_key(text: str) -> str:
+    """A tie key (or other sentence quoting tokens) for display: cut after :data:`SHOWN_KEY_CHARS`
+    characters with its length said, right-to-left words isolated (:func:`isolate_words`)."""
+    if len(text) > SHOWN_KEY_CHARS:
+        text = f"{text[:SHOWN_KEY_CHARS]}… ({len(text):,} characters)"
+    return isolate_words(text)
 
 
 def end_of_word_mode(source: Tokenizer | TrainResult) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from bpe_core import MergeStep, TrainResult, WordChange
-from viz.tokens import isolate_words
+from viz.tokens import shown_key
 
 Show = Callable[[str], str]
 """How a token string is displayed (see :func:`viz.tokens.display_for`); identity by default."""
@@ -24,7 +24,7 @@ def pair_counts_frame(step: MergeStep, show: Show = _same) -> pd.DataFrame:
     "won tie", "lost tie" or ""; short, so that the column stays narrow), ``tie key``
     (what the tie rule ``step.tie_break`` compared, for tied pairs).
     """
-    tied = dict(zip(step.tied, map(isolate_words, step.tie_keys)))
+    tied = dict(zip(step.tied, map(shown_key, step.tie_keys)))
     rows = []
     for k, (pair, count) in enumerate(step.top_pairs):
         if k == 0:
@@ -56,7 +56,7 @@ def tie_explanation(step: MergeStep, show: Show = _same) -> str:
 
     def pair(k: int) -> str:
         a, b = step.tied[k]
-        return f"{show(a)} + {show(b)} ({isolate_words(step.tie_keys[k])})"
+        return f"{show(a)} + {show(b)} ({shown_key(step.tie_keys[k])})"
 
     more = step.num_tied - 2
     return f"{step.tie_break} picked {pair(0)} over {pair(1)}" + (f" and {more:,} more" if more else "")

@@ -1,0 +1,47 @@
+"""Messages and table cells a user trial found hard to read: thousands separators, closed quotes, blank cells."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import bpe_core
+from bpe_core.checking import check_merges
+from viz.checking import highlight_row, verdict_frame
+
+
+def test_stop_reasons_group_thousands():
+    r = bpe_core.train("ab ab cd", num_merges=2000, pretokenizer="whitespace", min_frequency=1)
+    assert r.stop_reason == "stopped after 2 of 2,000 merges: no pair is left (every word is a single token)"
+    r = bpe_core.train("ab ab cd", num_merges=1500, pretokenizer="whitespace", min_frequency=1200)
+    assert r.stop_reason == (
+        "stopped after 0 of 1,500 merges: the most frequent pair occurs 2 time(s), below min_frequency=1,200"
+    )
+
+
+def test_a_long_special_token_is_quoted_and_closed():
+    with pytest.raises(bpe_core.BPEError) as info:
+        bpe_core.train("ab ab", num_merges=1, special_tokens=["x" * 3000])
+    assert re.search(r"; 'x{24}…' has 3,000$", str(info.value)), str(info.value)
+
+
+def test_a_claim_without_counts_leaves_the_count_cells_blank():
+    report = check_merges({"low": 5, "lower": 2}, [(("l", "o"), None), (("lo", "w"), 7)])
+    html = highlight_row(verdict_frame(report), report.first_wrong).to_html()
+    assert "None" not in html and "&lt;NA&gt;" not in html and "nan" not in html
+    assert ">7<" in html
+
+
+def test_check_corpus_opens_in_train_only_when_it_fits_the_paste_box():
+    from ui.checking import read_corpus
+    from ui.corpus import MAX_PASTE_CHARS
+
+    fits = read_corpus("low 5\nlower 2", "Detect")
+    assert fits.text == "low low low low low lower lower" and not fits.too_long
+    text = "ab " * (MAX_PASTE_CHARS // 3 + 1)
+    long_text = read_corpus(text, "Text")
+    assert long_text.corpus == text and long_text.text == ""
+    assert "this text has 20,001 characters" in long_text.too_long and "(Source: Upload)" in long_text.too_long
+    counts = read_corpus("low 10000000", "Detect")  # 40 MB of text if built: only its length is worked out
+    assert counts.counted and counts.text == "" and "39,999,999 characters" in counts.too_long

@@ -16,7 +16,7 @@ import regex
 from ..byte_level import bytes_to_unicode
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, OptionError, PatternError
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern, trusted
 from ..symbols import MARKER, SymbolTable, unit_kind, utf8
 
 Source = str | PathLike[str]
@@ -50,7 +50,7 @@ WHITESPACE_RUN = f"[{_WS_CLASS}]+"
 WORD_PATTERN = f"[^{_WS_CLASS}]+"
 """A split pattern whose matches are exactly ``text.split()`` (the ``whitespace`` pre-tokenizers)."""
 
-WHOLE_TEXT_PATTERN = r"[\s\S]+"
+WHOLE_TEXT_PATTERN = trusted(r"[\s\S]+")
 """A split pattern that keeps the whole text as one piece (the ``none`` pre-tokenizer)."""
 
 

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 
 from ..encoder import Tokenizer
 from ..errors import MergeTableError
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, HFSplit
+from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, HFSplit, trusted
 from ..symbols import SymbolTable, missing_bytes_error
 from ._common import (
     ExportError,
@@ -49,7 +49,7 @@ from ._common import (
 SIDECAR_FORMAT = "tiktoken-encoding"
 """The ``format`` field of the JSON that carries a rank file's pattern and special tokens."""
 
-R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+R50K_PATTERN = trusted(r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""")
 """r50k_base's pattern as tiktoken 0.14 writes it (equivalent to GPT-2's, ``tiktoken_ext/openai_public.py``)."""
 
 CL100K_SPECIAL_TOKENS: dict[str, int] = {
@@ -61,16 +61,18 @@ CL100K_SPECIAL_TOKENS: dict[str, int] = {
 }
 """cl100k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``)."""
 
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
+O200K_PATTERN = trusted(
+    "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    )
 )
 """o200k_base's split pattern (GPT-4o), verbatim from tiktoken 0.14 ``tiktoken_ext/openai_public.py``: a word is
 an optional non-letter, then upper-case letters and lower-case letters (so ``CamelCase`` splits at the case change),

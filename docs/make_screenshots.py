@@ -34,7 +34,7 @@ def main() -> None:
         page.goto(url + "/encode")
         page.get_by_label("Text to encode").wait_for(timeout=60_000)
         page.get_by_text("Round trip holds").wait_for()
-        page.get_by_text("Rule by rule").wait_for()
+        page.get_by_role("heading", name="Rule by rule").wait_for(timeout=60_000)
         settle(page, 1000)
         page.screenshot(path=str(REPO / "docs" / "encode.png"), full_page=True)
         present(browser, url)

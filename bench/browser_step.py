@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.app_server import CHROMIUM_ARGS, running_app  # noqa: E402
+from tests.app_server import CHROMIUM_ARGS, running_app, settle  # noqa: E402
 
 OBSERVER = """() => {
   window.__seen = [];
@@ -57,20 +57,6 @@ DONE = """([target, t0]) => {
 """``[heading ms, frame ms]`` once the heading shows ``target`` and the app has gone idle, else null."""
 
 
-def _quiet(page, ms: int = 600) -> None:
-    """Wait until the app has not run for ``ms`` milliseconds (no queued reruns left)."""
-    page.wait_for_function(
-        f"""() => {{
-          const busy = !!document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
-          const now = performance.now();
-          if (busy || window.__idleSince === undefined) window.__idleSince = now;
-          return !busy && now - window.__idleSince > {ms};
-        }}""",
-        polling=100,
-        timeout=120_000,
-    )
-
-
 def measure(sample: str, merges: int, steps: int, present: bool) -> tuple[list[float], list[float]]:
     """Press → ``steps`` times on the Train page; return the heading and frame times (ms) per press."""
     from playwright.sync_api import sync_playwright
@@ -87,7 +73,7 @@ def measure(sample: str, merges: int, steps: int, present: bool) -> tuple[list[f
         page.get_by_role("heading", name=f"Merge 1 of {merges:,}").wait_for(timeout=600_000)
         page.evaluate(OBSERVER)
         for k in range(2, steps + 2):
-            _quiet(page)
+            settle(page, 600, timeout=120_000)  # no queued reruns left
             t0 = page.evaluate("performance.now()")
             page.keyboard.press("ArrowRight")
             handle = page.wait_for_function(DONE, arg=[f"Merge {k:,} of", t0], polling=50, timeout=60_000)

@@ -11,16 +11,7 @@ from ui.corpus import MAX_PASTE_CHARS
 
 from .conftest import REPO
 from .test_app import APP, captions, seen, subheaders
-
-CHECK = "pages/check.py"
-
-
-def page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page(path)
-    at.run()
-    assert not at.exception
-    return at
+from .test_app_provenance import CHECK, page
 
 
 def errors(at: AppTest) -> list[str]:

@@ -8,14 +8,18 @@ what cannot be recomputed cheaply afterwards:
 
 * the pair-count changes of every merge, packed, plus a snapshot of all pair
   counts every so often (whenever the changes since the last snapshot add up to
-  as many entries as there are pairs), so rebuilding the counts at any step
-  reads one snapshot and at most that many changes;
+  :data:`SNAPSHOT_EVERY` times as many entries as there are pairs), so rebuilding
+  the counts at any step reads one snapshot and a bounded number of changes;
 * the ids of the words each merge rewrote;
 * the corpus layout: every distinct word's base symbols one after another, and
   for each slot the merge that removed it (the right half of a merged pair
   leaves the sequence; the left half's slot holds the new token). From these
   two arrays any word's segmentation after any number of merges follows in one
   pass over the word (see :class:`Layout`).
+
+The packed arrays use unsigned type codes (``"Q"``, ``"I"``) wherever a value
+cannot be negative: CPython fills those from a list about three times faster
+than signed ones, which parse each item through a format string.
 
 Everything else a step shows (top pairs, ties with their keys, words before and
 after) is computed when asked, by :class:`bpe_core.result.TrainResult`.
@@ -27,7 +31,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, islice
+from itertools import accumulate, chain
 
 GONE = -3
 """``gone_marker(k) = GONE - k``: the value a slot takes when merge ``k`` removes it.
@@ -44,8 +48,12 @@ def gone_marker(step: int) -> int:
 BATCH = 256
 """The trace recorder packs the merges' records in batches of at most this many merges..."""
 BATCH_CHANGES = 4096
-"""...or as soon as they hold this many pair-count changes (early merges change thousands of pairs each,
-and a change waiting as a tuple takes about six times its packed size)."""
+"""...sized to hold about this many pair-count changes (early merges change thousands of pairs each, and
+a change waiting in its merge's dict takes several times its packed size)."""
+SNAPSHOT_EVERY = 3
+"""A snapshot of all pair counts is taken once the changes since the last one number this many times the
+live pairs: rebuilding a step's counts then reads one snapshot and at most that many times its size in
+changes (a few milliseconds), while snapshots cost a small share of the training time."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +133,36 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class Counts:
+    """A packed pair-count table: ``keys[i]`` (a pair key, see :data:`bpe_core.symbols.SHIFT`) has ``counts[i]``."""
+
+    keys: array
+    counts: array
+
+    @classmethod
+    def pack(cls, counts: Mapping[int, int]) -> Counts:
+        """Pack a ``{pair key: count}`` dict (lists first: an array fills from a list in one C loop)."""
+        return cls(array("Q", list(counts)), array("Q", list(counts.values())))
+
+    def unpack(self) -> dict[int, int]:
+        """The ``{pair key: count}`` dict."""
+        return dict(zip(self.keys, self.counts))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True)
 class TraceLog:
     """What :class:`TraceRecorder` kept of a run (see the module docstring).
 
     Attributes:
         top_k, max_tied, trace_words: the ``train`` arguments of the same names.
-        initial_counts: all pair counts before the first merge, packed ``[key, count, ...]``.
-        deltas: every merge's pair-count changes, packed ``[key, change, ...]`` one merge after another.
-        delta_ends: merge ``k``'s changes end at ``delta_ends[k]`` (in ``deltas`` items).
-        checkpoints: ``(k, packed counts after k merges)``, ``k`` ascending.
+        initial_counts: all pair counts before the first merge.
+        delta_keys, delta_changes: every merge's pair-count changes (``delta_keys[i]``'s count
+            changed by ``delta_changes[i]``, never 0), one merge after another.
+        delta_ends: merge ``k``'s changes end at ``delta_ends[k]``.
+        checkpoints: ``(k, counts after k merges)``, ``k`` ascending.
         words: the ids of the words each merge rewrote, in corpus order, one merge after another.
         word_ends: merge ``k``'s words end at ``word_ends[k]``.
         layout: the corpus layout.
@@ -142,10 +171,11 @@ class TraceLog:
     top_k: int
     max_tied: int
     trace_words: int
-    initial_counts: array
-    deltas: array
+    initial_counts: Counts
+    delta_keys: array
+    delta_changes: array
     delta_ends: array
-    checkpoints: tuple[tuple[int, array], ...]
+    checkpoints: tuple[tuple[int, Counts], ...]
     words: array
     word_ends: array
     layout: Layout
@@ -157,12 +187,11 @@ class TraceLog:
             if step > k:
                 break
             at, packed = step, snapshot
-        counts = dict(zip(packed[::2], packed[1::2]))
+        counts = packed.unpack()
         lo = self.delta_ends[at - 1] if at else 0
         hi = self.delta_ends[k - 1] if k else 0
-        flat = self.deltas[2 * lo : 2 * hi]
         get = counts.get
-        for key, change in zip(flat[::2], flat[1::2]):
+        for key, change in zip(self.delta_keys[lo:hi], self.delta_changes[lo:hi]):
             c = get(key, 0) + change
             if c:
                 counts[key] = c
@@ -170,10 +199,10 @@ class TraceLog:
                 del counts[key]
         return counts
 
-    def changes(self, k: int) -> array:
-        """Merge ``k``'s packed pair-count changes ``[key, change, ...]``."""
-        lo = self.delta_ends[k - 1] if k else 0
-        return self.deltas[2 * lo : 2 * self.delta_ends[k]]
+    def changes(self, k: int) -> zip:
+        """Merge ``k``'s pair-count changes, as ``(pair key, change)`` pairs."""
+        lo, hi = self.delta_ends[k - 1] if k else 0, self.delta_ends[k]
+        return zip(self.delta_keys[lo:hi], self.delta_changes[lo:hi])
 
     def rewritten(self, k: int) -> array:
         """The ids of the words merge ``k`` rewrote, in corpus order."""
@@ -202,10 +231,6 @@ class MergeLog:
     trace: TraceLog | None
 
 
-def _pack(counts: Mapping[int, int]) -> array:
-    return array("q", chain.from_iterable(counts.items()))
-
-
 class Recorder:
     """Keeps the merge table with counts and replacements (``trace=False``)."""
 
@@ -222,9 +247,14 @@ class Recorder:
         self.base_size = size
 
     def record(
-        self, a: int, b: int, new: int, count: int, replaced: int, changes: list[tuple[int, int]], rewritten: list[int]
+        self, a: int, b: int, new: int, count: int, replaced: int, changes: dict[int, int], rewritten: list[int]
     ) -> None:
-        """Keep one merge: ``(a, b) -> new`` had ``count``, replaced ``replaced`` occurrences."""
+        """Keep one merge: ``(a, b) -> new`` had ``count``, replaced ``replaced`` occurrences.
+
+        ``changes`` maps pair key -> count change (never 0); ``rewritten`` lists the
+        ids of the words the merge changed, in corpus order. Both belong to the
+        recorder from then on.
+        """
         self.merge_ids.append((a, b, new))
         self.counts.append(count)
         self.replaced.append(replaced)
@@ -240,58 +270,66 @@ class TraceRecorder(Recorder):
     def __init__(self, top_k: int, max_tied: int, trace_words: int) -> None:
         super().__init__()
         self.options = (top_k, max_tied, trace_words)
-        self.deltas, self.delta_ends = array("q"), array("q")
-        self.words, self.word_ends = array("i"), array("q")
-        self.checkpoints: list[tuple[int, array]] = []
-        self.pending: list[list[tuple[int, int]]] = []
-        self.pending_words: list[list[int]] = []
+        self.delta_keys, self.delta_changes, self.delta_ends = array("Q"), array("q"), array("Q")
+        self.words, self.word_ends = array("I"), array("Q")
+        self.checkpoints: list[tuple[int, Counts]] = []
+        self.pending: list[tuple] = []  # the merges waiting to be packed, as record() was given them
+        self.batch = 1  # how many merges to pack at a time (see _flush)
         self.since = 0
-        self.pending_changes = 0
 
     def start(self, counts: dict[int, int], sym: list[int], starts: list[int], tokens: int, size: int) -> None:  # noqa: D102
         super().start(counts, sym, starts, tokens, size)
         self.live = counts
-        self.initial_counts = _pack(counts)
-        self.initial = array("i", sym)
-        self.initial.pop()  # the trainer's end sentinel
-        self.starts = array("q", starts)
+        self.initial_counts = Counts.pack(counts)
+        self.initial = array("I", sym[:-1])  # without the trainer's end sentinel
+        self.starts = array("Q", starts)
         self.starts.append(len(self.initial))
 
     def record(self, a, b, new, count, replaced, changes, rewritten) -> None:  # noqa: D102
-        self.merge_ids.append((a, b, new))  # what Recorder.record keeps, inline: this runs once per merge
-        self.counts.append(count)
-        self.replaced.append(replaced)
-        self.pending.append(changes)  # packed in batches (see _flush): a few C calls per batch, not per merge
-        self.pending_words.append(rewritten)
-        self.since += len(changes)
-        self.pending_changes += len(changes)
-        if self.since >= len(self.live):
-            self._flush()
-            self.checkpoints.append((len(self.counts), _pack(self.live)))
-            self.since = 0
-        elif len(self.pending) >= BATCH or self.pending_changes >= BATCH_CHANGES:
+        pending = self.pending  # this runs once per merge: it only queues; _flush packs a batch in a few C loops
+        pending.append((a, b, new, count, replaced, changes, rewritten))
+        if len(pending) >= self.batch:
             self._flush()
 
     def _flush(self) -> None:
-        """Pack the pending merges' count changes and rewritten words onto the flat arrays."""
-        pending, words = self.pending, self.pending_words
-        self.delta_ends.extend(islice(accumulate(map(len, pending), initial=len(self.deltas) >> 1), 1, None))
-        self.deltas.extend(chain.from_iterable(chain.from_iterable(pending)))
-        self.word_ends.extend(islice(accumulate(map(len, words), initial=len(self.words)), 1, None))
-        self.words.extend(chain.from_iterable(words))
+        """Pack the pending merges onto the flat arrays; take a snapshot when one is due; size the next batch.
+
+        Each column goes through a list or tuple: an array fills from one in a
+        single C loop, but grows an item at a time from any other iterable. The
+        next batch holds as many merges as should make :data:`BATCH_CHANGES`
+        changes at the rate of this one (early merges change thousands of pairs
+        each), at most :data:`BATCH`.
+        """
+        pending = self.pending
+        if not pending:
+            return
+        left, right, new, counts, replaced, changes, rewritten = zip(*pending)
+        self.merge_ids += zip(left, right, new)
+        self.counts += array("q", counts)
+        self.replaced += array("q", replaced)
+        keys = list(chain.from_iterable(changes))
+        self.delta_ends += array("Q", list(accumulate(map(len, changes), initial=len(self.delta_keys)))[1:])
+        self.delta_keys += array("Q", keys)
+        self.delta_changes += array("q", list(chain.from_iterable(map(dict.values, changes))))
+        self.word_ends += array("Q", list(accumulate(map(len, rewritten), initial=len(self.words)))[1:])
+        self.words += array("I", list(chain.from_iterable(rewritten)))
+        self.batch = max(1, min(BATCH, BATCH_CHANGES * len(pending) // max(1, len(keys))))
         pending.clear()
-        words.clear()
-        self.pending_changes = 0
+        self.since += len(keys)
+        if self.since >= SNAPSHOT_EVERY * len(self.live):
+            self.checkpoints.append((len(self.counts), Counts.pack(self.live)))
+            self.since = 0
 
     def finish(self, sym: list[int]) -> MergeLog:  # noqa: D102
         self._flush()
         final = array("i", sym)
         final.pop()
-        layout = Layout(self.initial, final, self.starts, array("i", (new for _a, _b, new in self.merge_ids)))
+        layout = Layout(self.initial, final, self.starts, array("i", [new for _a, _b, new in self.merge_ids]))
         trace = TraceLog(
             *self.options,
             self.initial_counts,
-            self.deltas,
+            self.delta_keys,
+            self.delta_changes,
             self.delta_ends,
             tuple(self.checkpoints),
             self.words,

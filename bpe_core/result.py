@@ -181,8 +181,7 @@ class TrainResult:
         out = []
         for k, best in enumerate(self.log.counts):
             out.append(hist.get(best, 1))
-            flat = trace.changes(k)
-            for key, change in zip(flat[::2], flat[1::2]):
+            for key, change in trace.changes(k):
                 old = counts.get(key, 0)
                 counts[key] = new = old + change
                 if old:
@@ -336,8 +335,7 @@ class TrainResult:
                 pairs = [divmod(key, SHIFT) for key in keys]
                 seen = {pair: self._first_seen(pair, k) for pair in pairs} if rule.positional else None
                 out.append([(s[a], s[b]) for a, b in rule.order(pairs, s, hf, seen)[:limit]])
-            flat = trace.changes(k)
-            for key, change in zip(flat[::2], flat[1::2]):
+            for key, change in trace.changes(k):
                 old = counts.get(key, 0)
                 new = old + change
                 if old:

@@ -467,12 +467,12 @@ class _Trainer:
             )
         return None
 
-    def _merge(self, pk: int, a: int, b: int, new: int, count: int, gone: int) -> tuple[int, list, list[int]]:
+    def _merge(self, pk: int, a: int, b: int, new: int, count: int, gone: int) -> tuple[int, dict, list[int]]:
         """Merge every occurrence of pair ``pk = (a, b)`` into ``new``; return ``(replaced, changes, rewritten)``.
 
-        ``changes`` lists ``(pair key, count change)`` in the order pairs were
-        first touched; ``rewritten`` the words changed, in corpus order. A slot
-        merged away keeps ``gone`` (this merge's marker) for the trace.
+        ``changes`` maps pair key -> count change (never 0), in the order pairs
+        were first touched; ``rewritten`` lists the words changed, in corpus
+        order. A slot merged away keeps ``gone`` (this merge's marker) for the trace.
         """
         sym, nxt, prv, starts, ends, freqs = self.sym, self.nxt, self.prv, self.starts, self.ends, self.freqs
         index = self.index
@@ -524,17 +524,20 @@ class _Trainer:
             sym[j] = gone
             replaced += f
         delta[pk] = -count
-        changes = [(k, d) for k, d in delta.items() if d]
-        self._apply(changes)
+        self._apply(delta)
         self.total_tokens -= replaced
-        return replaced, changes, rewritten
+        return replaced, delta, rewritten
 
-    def _apply(self, changes: list[tuple[int, int]]) -> None:
-        """Apply count changes; drop pairs that reach zero, push the ones that appear."""
+    def _apply(self, delta: dict[int, int]) -> None:
+        """Apply count changes; drop pairs that reach zero, push the ones that appear; drop the zero changes."""
         counts, index = self.counts, self.index
         cget = counts.get
         fresh = []
-        for k, d in changes:
+        unchanged = []  # pairs made and unmade in the same merge
+        for k, d in delta.items():
+            if not d:
+                unchanged.append(k)
+                continue
             old = cget(k, 0)
             c = old + d
             if c:
@@ -544,4 +547,6 @@ class _Trainer:
             else:
                 del counts[k]
                 index.pop(k, None)
+        for k in unchanged:
+            del delta[k]
         self._push_fresh(fresh)

@@ -33,16 +33,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain
 
-GONE = -3
-"""``gone_marker(k) = GONE - k``: the value a slot takes when merge ``k`` removes it.
+GONE = 1 << 31
+"""``gone_marker(k) = GONE + k``: the value a slot takes when merge ``k`` removes it.
 
-Negative, and distinct from the trainer's ``-2`` sentinel, so no symbol id
-ever equals it."""
+Above every symbol id (ids stay below :data:`bpe_core.symbols.SHIFT`), so no
+symbol id ever equals it, and below ``2**32``, so the final layout packs as
+unsigned."""
 
 
 def gone_marker(step: int) -> int:
     """The layout value of a slot removed by merge ``step`` (0-based)."""
-    return GONE - step
+    return GONE + step
 
 
 BATCH = 256
@@ -62,7 +63,7 @@ class Layout:
 
     Attributes:
         initial: slot -> base symbol id, words in corpus order.
-        final: slot -> the symbol it holds after the last merge (``>= 0``), or
+        final: slot -> the symbol it holds after the last merge (below :data:`GONE`), or
             :func:`gone_marker` of the merge that removed it.
         starts: word ``w`` occupies slots ``starts[w]`` to ``starts[w + 1] - 1``.
         new_ids: merge ``k`` -> the id of the token it made.
@@ -87,28 +88,28 @@ class Layout:
         Stops after ``limit`` tokens when ``limit >= 0``.
         """
         final, initial, new_ids = self.final, self.initial, self.new_ids
-        cut = GONE - k  # removed before merge k: cut < value < 0
+        cut = GONE + k  # removed before merge k: GONE <= value < cut
         out = []
         p = start
         while p < end and limit:
             q = p + 1
-            low = 0
-            while q < end and cut < final[q] < 0:
-                if final[q] < low:
-                    low = final[q]
+            latest = 0
+            while q < end and GONE <= final[q] < cut:
+                if final[q] > latest:
+                    latest = final[q]
                 q += 1
-            out.append((p, initial[p] if low == 0 else new_ids[GONE - low]))
+            out.append((p, initial[p] if latest == 0 else new_ids[latest - GONE]))
             p = q
             limit -= 1
         return out
 
     def live_before(self, slot: int, start: int, k: int, count: int) -> int:
         """The slot ``count`` live tokens left of live ``slot`` after ``k`` merges (not before ``start``)."""
-        final, cut = self.final, GONE - k
+        final, cut = self.final, GONE + k
         p = slot
         while count and p > start:
             p -= 1
-            if not cut < final[p] < 0:
+            if not GONE <= final[p] < cut:
                 count -= 1
         return p
 
@@ -118,18 +119,18 @@ class Layout:
 
     def holds(self, slot: int, width: int, token: int, end: int, k: int) -> bool:
         """Whether, after ``k`` merges, live token ``token`` spans exactly ``slot .. slot + width - 1``."""
-        final, cut = self.final, GONE - k
-        if cut < final[slot] < 0:
+        final, cut = self.final, GONE + k
+        if GONE <= final[slot] < cut:
             return False
         stop = slot + width
-        if stop < end and cut < final[stop] < 0:
+        if stop < end and GONE <= final[stop] < cut:
             return False
         if width == 1:
             return self.initial[slot] == token
         inner = final[slot + 1 : stop]
-        if not all(cut < v < 0 for v in inner):
+        if not all(GONE <= v < cut for v in inner):
             return False
-        return self.new_ids[GONE - min(inner)] == token
+        return self.new_ids[max(inner) - GONE] == token
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,7 @@ class Recorder:
         self.replaced.append(replaced)
 
     def finish(self, sym: list[int]) -> MergeLog:
-        """The log of the run; ``sym`` is the trainer's final layout."""
+        """The log of the run; ``sym`` is the trainer's final layout with its end sentinel, handed over (may change)."""
         return MergeLog(tuple(self.merge_ids), self.counts, self.replaced, self.base_size, self.initial_tokens, None)
 
 
@@ -281,7 +282,9 @@ class TraceRecorder(Recorder):
         super().start(counts, sym, starts, tokens, size)
         self.live = counts
         self.initial_counts = Counts.pack(counts)
-        self.initial = array("I", sym[:-1])  # without the trainer's end sentinel
+        sentinel = sym.pop()  # packed without the trainer's end sentinel, and with no copy of the list
+        self.initial = array("I", sym)
+        sym.append(sentinel)
         self.starts = array("Q", starts)
         self.starts.append(len(self.initial))
 
@@ -322,9 +325,9 @@ class TraceRecorder(Recorder):
 
     def finish(self, sym: list[int]) -> MergeLog:  # noqa: D102
         self._flush()
-        final = array("i", sym)
-        final.pop()
-        layout = Layout(self.initial, final, self.starts, array("i", [new for _a, _b, new in self.merge_ids]))
+        sym.pop()  # the trainer's end sentinel (the trainer is done with the list)
+        final = array("I", sym)
+        layout = Layout(self.initial, final, self.starts, array("I", [new for _a, _b, new in self.merge_ids]))
         trace = TraceLog(
             *self.options,
             self.initial_counts,

@@ -17,7 +17,7 @@ from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, overload
 
-from .recorder import GONE, MergeLog, TraceLog
+from .recorder import MergeLog, TraceLog, gone_marker
 from .symbols import SHIFT
 from .tiebreak import FirstSeen, tie_rule
 from .trace import MergeStep, MergeSummary, Pair, TrainConfig, WordChange
@@ -551,7 +551,7 @@ class TrainResult:
         layout = self._trace().layout
         a, b, new = self.log.merge_ids[k]
         start, end = layout.starts[w], layout.starts[w + 1]
-        gone = GONE - k
+        gone = gone_marker(k)
         shown = layout.tokens(start, end, k + 1, WORD_TRACE_LIMIT + 1)
         excerpt = len(shown) > WORD_TRACE_LIMIT
         if excerpt:

@@ -328,10 +328,10 @@ def _pair_index(sym: list[int], ends: list[int]) -> dict[int, list[int]]:
 class _Trainer:
     """Mutable training state: the linked-list layout, pair counts, index and heap.
 
-    Layout: position ``p`` holds symbol ``sym[p]`` (a negative marker once
-    merged away, see :func:`bpe_core.recorder.gone_marker`), with neighbours
-    ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge); word ``w`` holds
-    positions ``starts[w]`` to ``ends[w] - 1``.
+    Layout: position ``p`` holds symbol ``sym[p]`` (a marker above every
+    symbol id once merged away, see :func:`bpe_core.recorder.gone_marker`),
+    with neighbours ``prv[p]``/``nxt[p]`` (``-1`` at a word's edge); word ``w``
+    holds positions ``starts[w]`` to ``ends[w] - 1``.
     ``index[k]`` is a superset of the positions where pair ``k`` starts:
     entries that stopped holding the pair are dropped lazily, when read, which
     saves a removal per neighbour update. Every index entry is a sorted C array: a

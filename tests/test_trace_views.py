@@ -15,7 +15,7 @@ import pickle
 import pytest
 
 from bench.corpora import sample
-from bpe_core import TIE_BREAKS, train
+from bpe_core import TIE_BREAKS, recorder, train
 from bpe_core.naive import naive_steps
 from tests.conftest import TEXT_CORPORA
 
@@ -93,3 +93,38 @@ def test_trace_off_keeps_the_merge_records():
     assert r.segmentation(0, 8) == full.segmentation(0, 8)
     with pytest.raises(ValueError, match="trace=True"):
         r.word_changes(0)
+
+
+@pytest.mark.parametrize(
+    ("snapshot_every", "batch_changes"), [(1, 50), (recorder.SNAPSHOT_EVERY, recorder.BATCH_CHANGES)]
+)
+@pytest.mark.parametrize("options", [{"pretokenizer": "gpt2", "unit": "byte"}, {"pretokenizer": "whitespace_eow"}])
+def test_counts_rebuilt_across_snapshots_and_batches_equal_a_replay(
+    corpora, monkeypatch, options, snapshot_every, batch_changes
+):
+    """Pair counts rebuilt from snapshots plus changes equal counts of the words replayed by the tokenizer.
+
+    A longer run than above, so that the recorder takes count snapshots and
+    packs its changes in batches of many sizes (more of both with the small
+    settings): the steps just before, at and after each snapshot, and the
+    first and last ones, are recounted from a ``trace=False`` run's
+    segmentations (the tokenizer replays the first ``k`` rules; neither the
+    recorded layout nor the recorded changes are read).
+    """
+    monkeypatch.setattr(recorder, "SNAPSHOT_EVERY", snapshot_every)
+    monkeypatch.setattr(recorder, "BATCH_CHANGES", batch_changes)
+    text = sample(corpora["tinyshakespeare"], 30_000) + " xabab" * 3  # (new, a) is made and unmade by (a, b)
+    traced = train(text, num_merges=2000, min_frequency=1, **options)
+    plain = train(text, num_merges=2000, min_frequency=1, trace=False, **options)
+    trace = traced.log.trace
+    assert len(trace.checkpoints) >= (5 if snapshot_every == 1 else 1)
+    assert all(change for k in range(traced.num_merges) for _key, change in trace.changes(k))
+    steps = {0, 1, 2, traced.num_merges} | {k + d for k, _counts in trace.checkpoints for d in (-1, 0, 1)}
+    for k in sorted(steps):
+        expect: dict[tuple[str, str], int] = {}
+        for i, (_word, freq) in enumerate(plain.words):
+            seg = plain.segmentation(i, k)
+            for pair in zip(seg, seg[1:]):
+                expect[pair] = expect.get(pair, 0) + freq
+        assert traced.pair_counts_at(k) == expect, k
+        assert traced.num_pairs_at(k) == len(expect)

@@ -64,6 +64,19 @@ def test_pair_bars_follow_the_player(at):
     assert at.dataframe[0].value.iloc[0]["count"] == result.steps[1].count  # the table, under its expander
 
 
+def test_all_rewritten_words_table_says_its_order(at):
+    """The full table is in corpus order while the list above it is most frequent first: the caption says so."""
+    result = default_result()
+    k = next(k for k, s in enumerate(result.steps) if s.num_words > len(s.words))
+    at.slider(key=state.TRAIN_PLAYER.step).set_value(k + 1).run()
+    at.session_state[state.WORD_TABLE_OPEN] = True  # the user unfolds "All N rewritten words"
+    at.run()
+    table = next(d.value for d in at.dataframe if len(d.value) == result.steps[k].num_words)
+    assert list(table["word"]) == [w.word for w in result.word_changes(k)]  # corpus order
+    assert list(table["freq"]) != sorted(table["freq"], reverse=True)  # which is not most frequent first here
+    assert any(c.startswith("In corpus order (the list above puts the most frequent first)") for c in captions(at))
+
+
 def test_corpus_strip_shrinks_as_merges_are_learned(at):
     result = default_result()
     excerpt = excerpt_pieces(DEFAULT_CORPUS, "whitespace_eow", ())

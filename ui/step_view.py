@@ -114,8 +114,9 @@ def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
                 width="stretch",
                 column_config=WORD_COLUMNS,
             )
-            if note := left_out(limit, s.num_words, "words"):
-                words.caption(f"Showing {note}, in corpus order.")
+            note = left_out(limit, s.num_words, "words")
+            order = "in corpus order (the list above puts the most frequent first); a column's header sorts by it"
+            words.caption(f"Showing {note}, {order}." if note else f"{order[0].upper()}{order[1:]}.")
 
 
 def render_step(

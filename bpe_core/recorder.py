@@ -53,8 +53,8 @@ BATCH_CHANGES = 4096
 a change waiting in its merge's dict takes several times its packed size)."""
 SNAPSHOT_EVERY = 3
 """A snapshot of all pair counts is taken once the changes since the last one number this many times the
-live pairs: rebuilding a step's counts then reads one snapshot and at most that many times its size in
-changes (a few milliseconds), while snapshots cost a small share of the training time."""
+live pairs (checked after each packed batch): rebuilding a step's counts then reads one snapshot and about
+that many times its size in changes (a few milliseconds), while snapshots cost a small share of training."""
 
 
 @dataclass(frozen=True)

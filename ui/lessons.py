@@ -17,6 +17,7 @@ from ui.settings import TrainSettings
 from ui.step_view import render_step
 from viz import lessons as build
 from viz.compare import first_divergence, merge_timeline
+from viz.corpus_strip import excerpt_pieces
 from viz.markdown import plain
 from viz.train_tables import token_counts
 
@@ -69,7 +70,7 @@ def merges_form(i: int) -> None:
     result = _train(text, budget=int(n))
     if not _learned(result):
         return
-    excerpt = build.lesson1_excerpt(result, text)
+    excerpt = excerpt_pieces(text, result.config.pretokenizer, result.config.special_tokens)
     step_player(
         result.num_merges,
         lambda step: render_step(result, step, charts=False, excerpt=excerpt, where=f"lesson{i}", train_link=False),
@@ -232,5 +233,5 @@ def vocab_tradeoff(i: int) -> None:
 
 
 _RENDERS = (merges_form, ties, blocked, byte_fallback, overlaps, word_ends, merge_order, vocab_tradeoff)
-LESSONS: list[Lesson] = [Lesson(t.title, t.explanation, r) for t, r in zip(build.LESSON_TEXTS, _RENDERS)]
+LESSONS: list[Lesson] = [Lesson(t.title, t.explanation, r) for t, r in zip(build.LESSON_TEXTS, _RENDERS, strict=True)]
 """Every lesson, in teaching order."""

@@ -313,9 +313,9 @@ def _apply(source: str, first: bool) -> None:
     st.session_state[state.APPLIED_SETTINGS] = settings
     if choice.source in KEPT_SOURCE:  # kept for the next Train after a page switch empties the uploader
         st.session_state[KEPT[KEPT_SOURCE[choice.source]][1]] = choice
-    if stand_in:
-        pass  # its corpus hash stays in the URL: passed on, the link still says what it was made from
-    elif choice.source == "sample":
+    if stand_in:  # its corpus hash stays in the URL: passed on, the link still says what it was made from
+        return
+    if choice.source == "sample":
         st.query_params.pop(TEXT_PARAM, None)
     else:
         st.query_params[TEXT_PARAM] = choice.digest

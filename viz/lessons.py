@@ -17,7 +17,6 @@ import plotly.graph_objects as go
 
 from bpe_core import BPEError, Tokenizer, TrainResult
 from viz.compare import compression_figure
-from viz.corpus_strip import excerpt_pieces
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule_steps_frame, token_views
 from viz.markdown import code, left_out, plain
 from viz.tokens import (
@@ -25,7 +24,7 @@ from viz.tokens import (
     change_html,
     display_of,
     end_of_word_mode,
-    isolate_words,
+    shown_key,
     strings_row,
     tokens_row,
     visible,
@@ -135,11 +134,6 @@ def nothing_learned(result: TrainResult) -> str | None:
     return f"Nothing to show: {plain(result.stop_reason or 'no merge was learned')}."
 
 
-def lesson1_excerpt(result: TrainResult, text: str) -> list:
-    """Lesson 1's corpus strip pieces: ``text`` split as ``result``'s pre-tokenizer splits it."""
-    return excerpt_pieces(text, result.config.pretokenizer, result.config.special_tokens)
-
-
 # ----------------------------------------------------------------- lesson 2: ties
 
 
@@ -174,7 +168,7 @@ def tie_picks(runs: Mapping[str, TrainResult], split: int) -> list[TiePick]:
         step = result.steps[split]
         show = display_of(result)
         tied = pd.DataFrame(
-            {"pair": [" + ".join(map(show, p)) for p in step.tied], "key": [isolate_words(k) for k in step.tie_keys]}
+            {"pair": [" + ".join(map(show, p)) for p in step.tied], "key": [shown_key(k) for k in step.tie_keys]}
         )
         picks.append(TiePick(f"**{rule}** picks {code(show(step.pair[0]))} + {code(show(step.pair[1]))}", tied))
     return picks
@@ -258,9 +252,8 @@ def fallback_column(name: str, tok: Tokenizer, text: str) -> FallbackColumn:
     """Encode ``text`` with ``tok`` (called ``name``): its tokens, the characters that fell back, the round trip."""
     trace = tok.encode_with_trace(text)
     short = name.split(" (", 1)[0]  # the table's narrow column: the name without the heading's note in brackets
-    rows = [
-        {"tokenizer": short, **f} for p in trace.pieces for f in fallbacks_frame(p, display_of(tok)).to_dict("records")
-    ]
+    show = display_of(tok)
+    rows = [{"tokenizer": short, **f} for p in trace.pieces for f in fallbacks_frame(p, show).to_dict("records")]
     rt = tok.round_trip(text)
     broken = None if rt.ok else f"round trip breaks at character {rt.position}: {plain(rt.reason)}"
     return FallbackColumn(

@@ -467,7 +467,7 @@ def change_html(change: WordChange, tokenizer: Tokenizer) -> str:
         tokenizer: the tokenizer of the training that recorded it (``TrainResult.tokenizer``).
     """
     if not change.after_ids:
-        eow = tokenizer.end_of_word is not None
+        eow = end_of_word_mode(tokenizer)
         return word_change_html(change.before, change.after, change.merged_at, tokenizer.unit, eow, change.excerpt)
     b = [view_of_id(tokenizer, i) for i in change.before_ids]
     a = [view_of_id(tokenizer, i) for i in change.after_ids]

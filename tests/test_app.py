@@ -101,10 +101,16 @@ def at() -> AppTest:
 # ----------------------------------------------------------------- Train page
 
 
+def unfold(at: AppTest, key: str) -> AppTest:
+    """Unfold the lazy expander whose open state is session key ``key`` (built only while open), as the user
+    does, and rerun."""
+    at.session_state[key] = True
+    return at.run()
+
+
 def open_pair_table(at: AppTest) -> None:
-    """Unfold the step's "Pair counts as a table" expander (lazy: built only while open) and rerun."""
-    at.session_state[state.PAIR_TABLE_OPEN] = True
-    at.run()
+    """Unfold the step's "Pair counts as a table" expander and rerun."""
+    unfold(at, state.PAIR_TABLE_OPEN)
 
 
 def test_default_load_trains_the_default_sample(at):

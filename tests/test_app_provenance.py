@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import state
 
-from .test_app import APP, captions, opened_link, seen, subheaders
+from .test_app import APP, captions, opened_link, seen, subheaders, unfold
 
 TREES = "pages/provenance.py"
 CHECK = "pages/check.py"
@@ -279,8 +279,7 @@ def test_all_rules_table_opens_a_tree_once_unfolded():
     at = page("app.py")
     at.slider(key=state.TRAIN_PLAYER.step).set_value(20).run()
     assert not rule_tables(at, "rules_train_all_")  # folded: not built
-    at.session_state[state.RULE_TABLE_OPEN] = True  # the user unfolds it
-    at.run()
+    unfold(at, state.RULE_TABLE_OPEN)
     (table,) = rule_tables(at, "rules_train_all_")
     assert len(table.value) == 20 and table.value.iloc[0]["token"] == "e</w>"
     choose_row(at, table.key, 0)

@@ -10,12 +10,9 @@ from ui import state
 from ui.corpus import MAX_PASTE_CHARS
 
 from .conftest import REPO
-from .test_app import APP, captions, seen, subheaders
-from .test_app_provenance import CHECK, page
-
-
-def errors(at: AppTest) -> list[str]:
-    return [seen(e.value) for e in at.error]
+from .test_app import captions, fresh, metrics, seen, subheaders, submit
+from .test_app_provenance import CHECK, errors, page
+from .test_hostile import run_limited
 
 
 def open_buttons(at: AppTest) -> list:
@@ -33,17 +30,28 @@ def test_check_page_refuses_a_count_past_the_limit_naming_its_line():
 
 
 def test_check_page_big_counts_are_checked_but_not_opened_in_train():
-    at = page(CHECK)
-    at.text_area(key=state.CHECK_CORPUS).set_value("low 2000000000\nlower 2").run()
-    at.text_area(key=state.CHECK_CLAIM).set_value("l o").run()
-    assert not at.exception and not errors(at)
-    assert "Read as word counts: 2 distinct words, 2,000,000,002 in all." in captions(at)
-    buttons = open_buttons(at)
-    assert buttons and all(b.disabled for b in buttons)
-    reason = next(c for c in captions(at) if c.startswith("Opening in the Train page is off"))
+    """In a child under a 3 GB limit: were the 8 GB text ever built again, the child would fail, not pytest."""
+    out = run_limited(
+        f"""
+        from ui import state
+        from tests.test_app import captions, seen
+        from tests.test_app_provenance import errors, page
+        at = page({CHECK!r})
+        at.text_area(key=state.CHECK_CORPUS).set_value("low 2000000000\\nlower 2").run()
+        at.text_area(key=state.CHECK_CLAIM).set_value("l o").run()
+        buttons = [b for b in at.button if b.key and b.key.startswith("check_open_")]
+        report(exceptions=[e.value for e in at.exception], errors=errors(at), captions=captions(at),
+               disabled=[b.disabled for b in buttons], helps=[seen(b.help) for b in buttons])
+        """,
+        cpu_seconds=300,
+    )
+    assert not out["exceptions"] and not out["errors"]
+    assert "Read as word counts: 2 distinct words, 2,000,000,002 in all." in out["captions"]
+    assert out["disabled"] and all(out["disabled"])
+    reason = next(c for c in out["captions"] if c.startswith("Opening in the Train page is off"))
     assert "these counts make 8,000,000,011 characters of text" in reason
     assert "upload these counts as a word-count file in the sidebar" in reason
-    assert all(seen(b.help) == reason for b in buttons)
+    assert all(h == reason for h in out["helps"])
 
 
 def test_check_page_link_fills_the_sidebar_consistently_without_a_warning(monkeypatch):
@@ -65,18 +73,9 @@ def test_check_page_link_fills_the_sidebar_consistently_without_a_warning(monkey
     assert not at.sidebar.warning  # the paste box is not "full": the text went in whole
 
 
-def submit(at: AppTest) -> AppTest:
-    next(b for b in at.button if b.label == "Train").click()
-    return at.run()
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
 def test_an_upload_counts_the_texts_own_characters_and_stays_usable_across_pages():
     text = (REPO / "sample_corpora" / "shakespeare_excerpt.txt").read_bytes()
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = fresh()
     as_sample = metrics(at)  # the default sample is this same text
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     at.file_uploader(key=state.UPLOAD).set_value(("excerpt.txt", text, "text/plain"))
@@ -102,7 +101,7 @@ def test_an_upload_counts_the_texts_own_characters_and_stays_usable_across_pages
 
 
 def test_train_heading_cuts_a_long_token_and_isolates_the_marker_after_hebrew():
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = fresh()
     at.segmented_control(key=state.SOURCE).set_value("Paste").run()
     at.text_area(key=state.PASTE).set_value("a" * 4096)
     at.selectbox(key=state.PRETOKENIZER).set_value("none")
@@ -134,7 +133,7 @@ def test_token_trees_start_each_new_token_at_its_own_merge():
 
 
 def test_a_new_upload_clears_the_last_uploads_error():
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = fresh()
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     uploader = at.file_uploader(key=state.UPLOAD)
     assert uploader.form_id == ""  # outside the Train form: choosing a file reruns the page
@@ -148,7 +147,7 @@ def test_a_new_upload_clears_the_last_uploads_error():
 
 
 def test_a_word_count_file_also_stays_usable_across_pages():
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = fresh()
     at.segmented_control(key=state.SOURCE).set_value("Word counts").run()
     at.file_uploader(key=state.COUNTS_UPLOAD).set_value(("counts.tsv", b"low 5\nlower 2\n", "text/plain"))
     submit(at)

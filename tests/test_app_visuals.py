@@ -24,6 +24,7 @@ from .test_app import (
     metrics,
     seen,
     submit,
+    unfold,
     upload_tokenizer,
 )
 
@@ -59,8 +60,7 @@ def test_pair_bars_follow_the_player(at):
     assert spec["layout"]["title"]["text"] == "Top 10 pair counts before merge 2"
     assert spec["data"][0]["x"][0] == result.steps[1].count
     assert not any("tie key" in d.value.columns for d in at.dataframe)  # its expander is lazy: closed, unbuilt
-    at.session_state[state.PAIR_TABLE_OPEN] = True  # the user unfolds it
-    at.run()
+    unfold(at, state.PAIR_TABLE_OPEN)
     assert at.dataframe[0].value.iloc[0]["count"] == result.steps[1].count  # the table, under its expander
 
 
@@ -69,8 +69,7 @@ def test_all_rewritten_words_table_says_its_order(at):
     result = default_result()
     k = next(k for k, s in enumerate(result.steps) if s.num_words > len(s.words))
     at.slider(key=state.TRAIN_PLAYER.step).set_value(k + 1).run()
-    at.session_state[state.WORD_TABLE_OPEN] = True  # the user unfolds "All N rewritten words"
-    at.run()
+    unfold(at, state.WORD_TABLE_OPEN)  # "All N rewritten words"
     table = next(d.value for d in at.dataframe if len(d.value) == result.steps[k].num_words)
     assert list(table["word"]) == [w.word for w in result.word_changes(k)]  # corpus order
     assert list(table["freq"]) != sorted(table["freq"], reverse=True)  # which is not most frequent first here

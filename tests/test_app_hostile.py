@@ -65,6 +65,21 @@ def test_hostile_link_values_are_ignored_with_a_message(page):
         assert key not in at.query_params or at.query_params[key] != [HOSTILE_LINK[key]]
 
 
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({state.TRAIN_PLAYER.step: "abc"}, "train_step must be a number, got 'abc'"),
+        ({state.SAMPLE: "doesnotexist"}, "corpus_sample must be one of: Shakespeare excerpt (12 KB),"),
+        ({state.SAMPLE: "<script>alert(1)</script>"}, "corpus_sample must be one of: "),
+    ],
+)
+def test_unknown_sample_and_step_links_are_ignored_with_a_message(params, said):
+    at = open_link(params, None)
+    assert not at.exception
+    assert said in warnings(at)
+    assert subheaders(at)[0].startswith("Merge 1 of 200 ")  # the default sample, from its first merge
+
+
 @pytest.mark.parametrize("value", ["-inf", "1e400", "99999999999999999999999", "200001"])
 def test_budget_links_past_the_limit(value):
     at = open_link({state.BUDGET: value}, None)

@@ -492,6 +492,8 @@ def test_unknown_formats_say_what_was_expected():
         load_bytes(b'{"hello": "world"}', "thing.json")
     with pytest.raises(FormatError, match="needs its merges.txt"):
         load_bytes(b'{"a": 0, "b": 1}', "vocab.json")
+    with pytest.raises(FormatError, match='needs its merges.txt .*a tokenizer.json\'s "model" is an object'):
+        load_bytes(b'{"model": 5}', "tokenizer.json")
     with pytest.raises(FormatError, match="without its vocab.json"):
         load_bytes(b"#version: 0.2\na b\n", "merges.txt")
     with pytest.raises(FormatError, match="not UTF-8"):

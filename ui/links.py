@@ -20,7 +20,7 @@ from streamlit.errors import StreamlitAPIException
 from bpe_core import BPEError
 from bpe_core.options import MAX_MERGES, MAX_MIN_FREQUENCY, MAX_VOCAB_SIZE, OPTIONS, check_special_tokens, parse_int
 from ui import state
-from ui.corpus import MAX_ENCODE_CHARS
+from ui.corpus import MAX_ENCODE_CHARS, SAMPLES
 from ui.settings import BUDGET_KINDS, parse_special_tokens
 
 MAX_BUDGET = max(MAX_MERGES, MAX_VOCAB_SIZE)
@@ -38,8 +38,9 @@ NUMBERS: dict[str, tuple[int, int]] = {
     state.CHECK_MIN_FREQUENCY: (1, CHECK_MAX_MIN_FREQUENCY),
 }
 """Number boxes bound to the URL: their allowed range."""
-_OTHER_NUMBERS = re.compile(r"lesson\d+_merges$")
-"""Other number boxes bound to the URL (their range is checked by the widget; here only that the value is a number)."""
+_OTHER_NUMBERS = re.compile(r"lesson\d+_merges$|\w+_step$")
+"""Other number widgets bound to the URL: lesson merge boxes and the players' step sliders (``train_step``)
+(their range is checked by the widget; here only that the value is a number)."""
 
 CHOICES: dict[str, Mapping[str, object]] = {
     state.PRETOKENIZER: OPTIONS["pretokenizer"].choices,
@@ -47,6 +48,7 @@ CHOICES: dict[str, Mapping[str, object]] = {
     state.END_OF_WORD: OPTIONS["end_of_word"].choices,
     state.TIE_BREAK: OPTIONS["tie_break"].choices,
     state.BUDGET_KIND: BUDGET_KINDS,
+    state.SAMPLE: SAMPLES,
 }
 """Choice widgets of the sidebar bound to the URL: their allowed values."""
 

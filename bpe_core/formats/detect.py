@@ -260,7 +260,11 @@ def load_files(
     if only("merges"):
         return Loaded(_load_codes(expanded, kinds["merges"][0], name), "subword_nmt", names)
     if only("vocab_json"):
-        raise FormatError(f"{kinds['vocab_json'][0]}: vocab.json needs its merges.txt (vocab.bpe); upload both")
+        vocab = kinds["vocab_json"][0]
+        hint = ""
+        if vocab.lower().endswith("tokenizer.json"):  # every value a number: read as a vocabulary, e.g. {"model": 5}
+            hint = ' (read as a vocab.json: every value is a number; a tokenizer.json\'s "model" is an object)'
+        raise FormatError(f"{vocab}: vocab.json needs its merges.txt (vocab.bpe); upload both{hint}")
     if only("tiktoken_json"):
         raise FormatError(f"{kinds['tiktoken_json'][0]}: this sidecar needs its .tiktoken rank file; upload both")
     got = ", ".join(f"{f} ({k})" for k, fs in kinds.items() for f in fs)

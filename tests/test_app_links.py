@@ -16,7 +16,7 @@ from bpe_core import train
 from bpe_core.formats import FormatError, load_session, to_session
 from ui import sidebar, state
 from ui.corpus import MAX_PASTE_CHARS, read_sample
-from ui.links import MAX_LINK_TEXT, TEXT_IN_LINK, pack_text, problem, unpack_text
+from ui.links import MAX_LINK_TEXT, TEXT_IN_LINK, pack_text, page_path, problem, unknown_path, unpack_text
 from ui.settings import TrainSettings
 
 from .test_app import APP, seen, subheaders, submit
@@ -241,3 +241,44 @@ def test_a_session_file_keeps_its_text_only_when_the_hash_matches():
     with pytest.raises(FormatError, match="'corpus.text' must be a string"):
         load_session(json.dumps(doc))
     assert load_session(to_session(result, corpus="low lower")).corpus_text is None
+
+
+# ----------------------------------------------------------------- a path that names no page
+
+
+@pytest.mark.parametrize(
+    ("url", "base", "path"),
+    [
+        ("http://localhost:8501", "", None),
+        ("http://localhost:8501/", "", None),
+        ("http://localhost:8501/encode", "", None),
+        ("http://localhost:8501/token_trees", "", "token_trees"),
+        ("http://host/bpe", "bpe", None),  # the app's own prefix (server.baseUrlPath) is not a page
+        ("http://host/bpe/provenance", "/bpe/", None),
+        ("http://host/bpe/Lessons%202", "bpe", "Lessons 2"),
+        (None, "", None),
+    ],
+)
+def test_unknown_path(url, base, path):
+    known = [page_path(script) for script in ("app.py", "pages/encode.py", "pages/lessons.py", "pages/provenance.py")]
+    assert known[:2] == ["", "encode"]
+    assert unknown_path(url, base, known) == path
+
+
+def test_an_unknown_path_names_the_pages_in_the_main_area(monkeypatch):
+    """Issue 19: ``/token_trees`` opened Train with only Streamlit's "Page not found", which names no page."""
+    monkeypatch.setattr(type(st.context), "url", property(lambda _self: "http://localhost:8501/token_trees"))
+    at = _open({})
+    said = seen(at.warning[0].value)
+    assert said.startswith("There is no page at /token_trees, so the Train page opened.")
+    assert "Did you mean Token trees (/provenance)?" in said
+    assert said.endswith(
+        "The pages are: Train (/), Encode (/encode), Compare (/compare), Lessons (/lessons), "
+        "Token trees (/provenance), Check an example (/check)."
+    )
+    assert not at.sidebar.warning
+
+
+def test_a_known_page_says_nothing_of_the_kind(monkeypatch):
+    monkeypatch.setattr(type(st.context), "url", property(lambda _self: "http://localhost:8501"))
+    assert not _open({}).warning

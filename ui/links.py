@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import difflib
 import math
 import re
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from pathlib import PurePosixPath
+from urllib.parse import unquote, urlsplit
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -29,6 +32,7 @@ from bpe_core.options import MAX_MERGES, MAX_MIN_FREQUENCY, MAX_VOCAB_SIZE, OPTI
 from ui import state
 from ui.corpus import MAX_ENCODE_CHARS, MAX_PASTE_CHARS, SAMPLES, CorpusInputError, check_paste
 from ui.settings import BUDGET_KINDS, parse_special_tokens
+from viz.markdown import plain
 
 MAX_BUDGET = max(MAX_MERGES, MAX_VOCAB_SIZE)
 """The sidebar's budget box holds merges or a vocabulary size (checked against its own limit on Train)."""
@@ -207,3 +211,53 @@ def check_link() -> list[str]:
         st.session_state[state.LINK_PROBLEMS] = found
         st.rerun()
     return found
+
+
+def page_path(script: str) -> str:
+    """The URL path Streamlit gives a page script: ``""`` for the main one (``app.py``), else its file name
+    without ``.py`` (``pages/encode.py`` -> ``encode``)."""
+    return "" if "/" not in script else PurePosixPath(script).stem
+
+
+def unknown_path(url: str | None, base: str, known: Sequence[str]) -> str | None:
+    """The path of ``url`` when it names no page (``token_trees`` for ``http://host/token_trees``), else ``None``.
+
+    Args:
+        url: the page's URL as ``st.context.url`` gives it (query left out; ``None`` outside a browser).
+        base: the server's ``server.baseUrlPath`` (the app's own prefix, not a page).
+        known: every page's path (:func:`page_path`).
+    """
+    if not url:
+        return None
+    path = unquote(urlsplit(url).path).strip("/")
+    base = base.strip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        path = path[len(base) :].strip("/")
+    return path if path and path not in known else None
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def unknown_page_notice(pages: Sequence[tuple[str, str]]) -> None:
+    """Say so in the main area when the URL names no page (Streamlit then runs the main page, Train, and its
+    own dialog names no page): the path asked for, the page closest to it, and every page with its path.
+
+    Args:
+        pages: ``(title, script)`` of every page, the main page first (``("Train", "app.py")``).
+    """
+    paths = {title: page_path(script) for title, script in pages}
+    path = unknown_path(st.context.url, st.get_option("server.baseUrlPath") or "", list(paths.values()))
+    if path is None:
+        return
+    names = {_squash(name): title for title, p in paths.items() for name in (title, p) if name}
+    guess = difflib.get_close_matches(_squash(path), names, n=1, cutoff=0.6)
+    listing = ", ".join(f"{title} (/{p})" for title, p in paths.items())
+    shown = path if len(path) <= 60 else path[:60] + "…"
+    st.warning(
+        f"There is no page at /{plain(shown)}, so the {pages[0][0]} page opened."
+        + (f" Did you mean {names[guess[0]]} (/{paths[names[guess[0]]]})?" if guess else "")
+        + f" The pages are: {listing}.",
+        icon=":material/explore_off:",
+    )

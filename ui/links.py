@@ -8,7 +8,8 @@ ignored and what the limit is, so the page opens with the default instead of a
 traceback or an hour of training.
 
 Pasted text travels in the link itself (:data:`TEXT_IN_LINK`), compressed as the TypeScript
-playground carries whole programs: :func:`pack_text` and :func:`unpack_text`.
+playground carries whole programs: :func:`pack_text` and :func:`unpack_text`. A path that names no
+page (``/token_trees``) is said to be one, with the pages listed: :func:`unknown_page_notice`.
 """
 
 from __future__ import annotations

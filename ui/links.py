@@ -83,9 +83,10 @@ with ``CompressionStream("deflate-raw")``."""
 MAX_LINK_TEXT = 6_000
 """The most characters :data:`TEXT_IN_LINK` may hold (the compressed text, as the link spells it).
 
-A whole link then stays under 8 KB with room for every other parameter: 8,190 bytes is the longest request
-line Apache and nginx accept by default, Streamlit's own server (uvicorn with h11) takes 16 KB of request line
-and headers together, and Chromium takes links of up to 2 MB. Measured with :func:`pack_text`: 6,000
+A whole link then stays under 8 KB with room for every other parameter. The limit is set by what may stand
+between a browser and the app: Apache and nginx (as a proxy in front of Streamlit) refuse a request line over
+8,190 bytes by default, while Streamlit's own server (uvicorn) answered a 70,000-character link here and
+Chromium takes links of up to 2 MB. Measured with :func:`pack_text`: 6,000
 characters hold the first 9,892 characters of Tiny Shakespeare, 9,414 of the Taylor Swift article, and
 7,500-8,700 of the Urdu, Tamil or Mongolian declarations of the UDHR sample; the 11,916-character Shakespeare
 excerpt needs 7,156."""

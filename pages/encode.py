@@ -108,11 +108,12 @@ with c[0] if differ else c[0].expander("Merge order: the same cut either way her
 show_ws = c[1].toggle("Show whitespace (· → ↵)", value=True, key=state.SHOW_WHITESPACE, bind=BIND)
 show_ids = c[2].toggle("Show ids", value=True, key=state.SHOW_IDS, bind=BIND)
 allow = c[3].toggle(
-    "Recognise special tokens",
+    "Special tokens",  # "Recognise special tokens" was cut to "Recognise special t…" at 1280 px
     value=False,
     key=state.ALLOW_SPECIAL,
-    help="Off: text that looks like a special token is encoded as ordinary text, as tiktoken's encode_ordinary "
-    "does (tiktoken's encode refuses such text by default). On: each special token becomes its one id, as "
+    help="Recognise special tokens in the text? Off: text that looks like a special token is encoded as "
+    "ordinary text, as tiktoken's encode_ordinary does (tiktoken's encode refuses such text by default). On: "
+    "each special token becomes its one id, as "
     "tiktoken's encode with allowed_special='all' and Hugging Face's added tokens do.",
     bind=BIND,
 )

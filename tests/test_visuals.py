@@ -1,9 +1,10 @@
 """Unit tests for the Train and Encode visuals: pair bars, corpus strip, encoding story, RTL isolates,
-neighbour colours, blocked-rule filter and fallback offsets (viz/ builders, no Streamlit)."""
+one colour per token, blocked-rule filter and fallback offsets (viz/ builders, no Streamlit)."""
 
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -23,7 +24,7 @@ from viz.tokens import (
     LRI,
     PALETTE,
     PDI,
-    TokenView,
+    change_html,
     display_for,
     isolate,
     row_colors,
@@ -90,26 +91,33 @@ def test_tie_keys_and_reasons_isolate_right_to_left_words():
     assert f"'{FSI}של{PDI}'" in tie_explanation(step)
 
 
-# ----------------------------------------------------------------- neighbour colours
+# ----------------------------------------------------------------- one colour per token
 
 
-def test_row_colors_never_repeat_a_neighbour():
-    assert row_colors([3, 3, 3, 13]) == [3, 4, 3, 4]
-    assert row_colors([1, 2, 12, 5]) == [1, 2, 3, 5]
-    assert row_colors([9, 19]) == [9, 0]  # wraps round the palette
+def test_row_colors_give_each_token_its_own_slot_whatever_its_neighbours():
+    assert row_colors([3, 3, 3, 13]) == [3, 3, 3, 3]
+    assert row_colors([1, 2, 12, 5]) == [1, 2, 2, 5]
     assert row_colors([]) == []
 
 
-def test_no_two_neighbouring_boxes_share_a_colour(low):
-    tok = train(TEXTBOOK * 3, num_merges=30, pretokenizer="gpt2", unit="byte").tokenizer
-    sentence = "the newest widest lower lowest, then the lowest newer ones " * 4
-    html = tokens_row(token_views(tok, tok.encode_with_trace(sentence)))
-    colours = BOX_COLOR.findall(html)
-    assert len(colours) == len(tok.encode(sentence)) > 40
-    assert all(a != b for a, b in zip(colours, colours[1:]))
-    assert set(colours) <= set(PALETTE)
-    same_id = tokens_row([TokenView(text="a", raw="a", token_id=7)] * 5)
-    assert len(set(BOX_COLOR.findall(same_id))) == 2  # one token repeated: two alternating colours
+def test_a_token_has_one_colour_in_every_word_and_step():
+    """Issue 19: ``e</w>`` was drawn in different colours in different words (a neighbour's colour was avoided)."""
+    result = train(TEXTBOOK * 3, num_merges=12, pretokenizer="whitespace_eow", tie_break="first_seen")
+    tok = result.tokenizer
+    colours: dict[str, set[str]] = {}
+    for step in result.steps:
+        for change in step.words:
+            drawn = change_html(change, tok)
+            for box in re.finditer(r'style="background:(#[0-9a-f]{6})"[^>]*title="([^"]*)"', drawn):
+                colours.setdefault(unescape(box.group(2)).split(" id ")[0], set()).add(box.group(1))
+    assert len(colours) > 10 and {"'est</w>'", "'</w>'", "'e'"} <= colours.keys()
+    assert all(len(c) == 1 for c in colours.values()), {t: c for t, c in colours.items() if len(c) > 1}
+    sentence = "newest widest lower lowest low newer wider lowest newest " * 4  # no character outside the alphabet
+    row = tokens_row(token_views(tok, tok.encode_with_trace(sentence)))
+    by_id = {}
+    for colour, token_id in re.findall(r'style="background:(#[0-9a-f]{6})".*?<small>(\d+)</small>', row):
+        assert by_id.setdefault(token_id, colour) == colour
+    assert len(by_id) >= 8 and set(by_id.values()) <= set(PALETTE)
 
 
 def test_rewritten_word_halves_wrap_separately():

@@ -511,3 +511,14 @@ def test_rule_token_ids_follow_the_merge_table_position_not_the_id():
     (hello,) = gpt2.encode_with_trace("Hello").pieces
     assert hello.steps[-1].token == "Hello" and hello.steps[-1].rank != 15496  # a rank file: position, not id
     assert rule_token_ids(gpt2, hello)[-1] == 15496
+
+
+def test_small_train_charts_keep_legends_off_the_plot_and_ticks_level(low):
+    """Issue 19: at 1280 px the three charts (about 260 px each) had rotated ticks and legends over the plot."""
+    for fig in (merge_count_figure(low, 3), corpus_length_figure(low, 3), vocab_growth_figure(low, 3)):
+        legend = fig.layout.legend
+        assert legend.orientation == "h" and legend.y == 1 and legend.yanchor == "bottom"  # a row above the plot
+        assert fig.layout.xaxis.tickangle == 0 and fig.layout.xaxis.nticks == 5
+        assert fig.layout.xaxis.automargin and fig.layout.yaxis.automargin
+        assert fig.layout.margin.t >= 60  # room for the title and the legend row under it
+        assert len(fig.layout.title.text) <= 28  # one line at 260 px

@@ -19,7 +19,7 @@ import streamlit as st
 
 from ui import presentation, sidebar, state
 from ui.cache import start_preload
-from ui.links import check_link
+from ui.links import check_link, unknown_page_notice
 from viz.markdown import plain
 
 ICON = Path(__file__).parent / "icon.png"
@@ -82,6 +82,7 @@ def setup_page(title: str, *, training_sidebar: bool = True) -> None:
     st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
     # st.markdown, not st.html: the page's own HTML elements (token rows) stay the only st.html ones
     st.markdown(presentation.css(present), unsafe_allow_html=True)
+    unknown_page_notice([(page.title, page.path) for page in PAGES])  # /token_trees runs the first page
     if training_sidebar:
         sidebar.render()
     for problem in st.session_state.pop(state.LINK_PROBLEMS, ()):  # said once, on the run after the check

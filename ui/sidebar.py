@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError, WordCountError, parse_word_counts
+from bpe_core import (
+    END_OF_WORD,
+    PRETOKENIZERS,
+    TIE_BREAKS,
+    UNITS,
+    BPEError,
+    TrainResult,
+    WordCountError,
+    parse_word_counts,
+)
+from bpe_core.formats import load_session, to_session
 from bpe_core.options import (
     MAX_MERGES,
     MAX_MIN_FREQUENCY,
@@ -26,8 +36,9 @@ from ui.corpus import (
     check_paste,
     check_upload,
 )
-from ui.links import MAX_BUDGET
+from ui.links import LINK_TEXT_SIZE, MAX_BUDGET, MAX_LINK_TEXT, TEXT_IN_LINK, pack_text, packed_length, unpack_text
 from ui.settings import BUDGET_KINDS, TRAIN_MEMORY_BUDGET, TrainSettings, parse_special_tokens
+from ui.tokenizer_files import session_settings
 from viz.markdown import plain
 
 SOURCES = ("Sample", "Paste", "Upload", "Word counts")
@@ -41,8 +52,13 @@ KEPT = {"Upload": (state.UPLOAD, state.UPLOADED_TEXT), "Word counts": (state.COU
 KEPT_SOURCE = {"upload": "Upload", "counts": "Word counts"}
 """A CorpusChoice's source -> the sidebar source whose file it keeps."""
 TEXT_PARAM = "corpus_hash"
-"""URL parameter naming pasted or uploaded text by its hash (the text itself never goes into the URL).
-Links made before it was renamed call it ``text``; :func:`ui.layout.setup_page` reads those as before."""
+"""URL parameter naming uploaded text, or pasted text too long for a link, by its hash (pasted text that fits
+travels in the link itself: :data:`ui.links.TEXT_IN_LINK`). Links made before it was renamed call it ``text``;
+:func:`ui.layout.setup_page` reads those as before."""
+SESSION_SUFFIX = ".json"
+SESSION_FILE = "pasted-text.session.json"
+"""The name of the session file offered for pasted text too long for a link."""
+"""An upload with this ending is read as a BPE Explorer session file holding its corpus text."""
 
 
 def _help(name: str) -> str:
@@ -67,6 +83,14 @@ HELP = {
 MAX_SPECIALS_CHARS = MAX_SPECIAL_TOKENS * (MAX_SPECIAL_LENGTH + 2)
 """The special-tokens box holds at most this many characters: the most tokens, each the longest, with ", "."""
 
+
+LINK_LIMIT = (
+    f"A link carries a paste that compresses to {MAX_LINK_TEXT:,} characters ({LINK_TEXT_SIZE}); "
+    "a longer one goes in a session file."
+)
+"""What the paste box says about links (the size :data:`ui.links.MAX_LINK_TEXT` allows)."""
+TOO_LONG = "link-too-long"
+"""The key of the main-area notice saying that the pasted text is too long for a link."""
 
 EOW_PRETOKENIZER = "whitespace_eow"
 """The one pre-tokenizer that writes the end-of-word suffix (the others ignore the End of word setting)."""
@@ -96,6 +120,8 @@ def _current_choice(source: str) -> CorpusChoice:
         upload = st.session_state.get(state.UPLOAD)
         if upload is None:
             raise CorpusInputError(f"choose a .txt file to upload (UTF-8, up to {MAX_UPLOAD_MB} MB)")
+        if upload.name.lower().endswith(SESSION_SUFFIX):  # opened when chosen (_open_session_file); else why not
+            return CorpusChoice("paste", "pasted text", session_corpus(upload.getvalue(), upload.name)[0])
         return CorpusChoice("upload", upload.name, data=check_upload(upload.getvalue(), upload.name))
     if source == "Word counts":
         upload = st.session_state.get(state.COUNTS_UPLOAD)
@@ -131,6 +157,9 @@ def render() -> None:
     """
     defaults = TrainSettings()
     bind = "query-params"
+    first = state.APPLIED_SETTINGS not in st.session_state
+    if first:
+        _text_from_link()
     with st.sidebar:
         st.header("Corpus")
         source = st.segmented_control("Source", SOURCES, default="Sample", key=state.SOURCE, required=True, bind=bind)
@@ -146,8 +175,8 @@ def render() -> None:
                     persist_state="session",  # kept while a page without this sidebar (Lessons) is open
                 )
                 st.caption(
-                    f"The box takes up to {MAX_PASTE_CHARS:,} characters; a longer paste does not go in (past that "
-                    f"size the browser tab stalls). {LONGER_TEXT}"
+                    f"Up to {MAX_PASTE_CHARS:,} characters (a longer paste does not go in: the tab would stall); "
+                    f"for a whole book, choose Upload. {LINK_LIMIT}"
                 )
             elif source not in ("Upload", "Word counts"):  # their uploaders are above the form (see _uploader)
                 st.selectbox(
@@ -222,7 +251,6 @@ def render() -> None:
         submitted = st.session_state.pop(state.APPLY_PENDING, False) or submitted
         if source == "Paste" and len(st.session_state.get(state.PASTE) or "") >= MAX_PASTE_CHARS:
             st.warning(f"The paste box is full ({MAX_PASTE_CHARS:,} characters). {LONGER_TEXT}")
-        first = state.APPLIED_SETTINGS not in st.session_state
         if submitted or first:
             _apply(source or "Sample", first)
         choice = st.session_state.get(state.APPLIED_CORPUS)
@@ -231,8 +259,11 @@ def render() -> None:
                 f"Applied with Train: **{plain(choice.name)}**, {choice.describe()} "
                 "(for the Train and Compare pages and Encode's “Trained here”)"
             )
+    # the main area from here: on screen at 1280x720, and with the sidebar folded in presentation mode
     if problem := st.session_state.pop(state.TRAIN_PROBLEM, None):  # said once, on the run of the Train press
         st.error(plain(problem))
+    if choice is not None:
+        _link_corpus(choice)
 
 
 def _uploader(source: str) -> None:
@@ -240,11 +271,14 @@ def _uploader(source: str) -> None:
     the page, which clears the last Train's error about the file before (a form would keep it on screen)."""
     if source == "Upload":
         st.file_uploader(
-            f"Upload a .txt file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
-            type=["txt"],
+            f"Upload a .txt file or a session file (UTF-8, up to {MAX_UPLOAD_MB} MB)",
+            type=["txt", SESSION_SUFFIX[1:]],
             key=state.UPLOAD,
+            on_change=_open_session_file,
             help="Line ends (CRLF or LF) are kept as they are in the file. The file is decoded and "
-            "its words counted in one pass when you press Train.",
+            "its words counted in one pass when you press Train. A session file (.session.json, offered when "
+            "pasted text is too long for a link) puts its text in the Paste box and its settings in the "
+            "sidebar, and trains them.",
         )
     elif source == "Word counts":
         st.file_uploader(
@@ -270,16 +304,156 @@ def _kept_upload(uploader: str, kept_key: str) -> None:
     st.button("Remove the kept file", key=f"{kept_key}_remove", on_click=st.session_state.pop, args=(kept_key, None))
 
 
+def _text_from_link() -> None:
+    """On a session's first run, put the link's pasted text (:data:`~ui.links.TEXT_IN_LINK`) in the Paste box,
+    choosing the Paste source unless the link names another; the first Train then trains on it.
+
+    :func:`ui.links.check_link` has already taken an unusable value out of the link (saying why).
+    """
+    value = st.query_params.get(TEXT_IN_LINK)
+    if not value:
+        return
+    try:
+        st.session_state[state.PASTE] = unpack_text(value)
+    except BPEError:  # checked before; kept safe if this is called without the check
+        return
+    if state.SOURCE not in st.query_params:
+        st.session_state[state.SOURCE] = "Paste"
+
+
+def sidebar_values(settings: TrainSettings) -> dict[str, object]:
+    """The sidebar's training widgets' values (session-state key -> value) that ``settings`` make."""
+    return {
+        state.PRETOKENIZER: settings.pretokenizer,
+        state.UNIT: settings.unit,
+        state.END_OF_WORD: settings.end_of_word,
+        state.TIE_BREAK: settings.tie_break,
+        state.BUDGET_KIND: settings.budget_kind,
+        state.BUDGET: settings.budget,
+        state.MIN_FREQUENCY: settings.min_frequency,
+        state.SPECIALS: ", ".join(settings.special_tokens),
+    }
+
+
+def session_corpus(data: bytes, name: str) -> tuple[str, TrainSettings]:
+    """The text and training settings of a session file that holds its corpus text (written by
+    :func:`session_file`), checked as a paste and as the sidebar's settings are.
+
+    Raises:
+        CorpusInputError: not a session file (:func:`bpe_core.formats.load_session` says why), no corpus text
+            in it, a text the Paste box cannot take, or settings past the limits.
+    """
+    try:
+        session = load_session(check_upload(data, name), source=name)
+        settings = session_settings(session)
+    except (BPEError, TypeError) as exc:
+        raise CorpusInputError(f"{name} cannot be opened as a session file: {exc}") from None
+    if session.corpus_text is None:
+        raise CorpusInputError(
+            f"{name} holds a tokenizer but not its corpus text: open it on the Encode page (Uploaded file)"
+        )
+    try:
+        session.corpus_text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CorpusInputError(f"{name}: its corpus text holds a lone surrogate, which is not text") from None
+    return check_paste(session.corpus_text), settings
+
+
+def _open_session_file() -> None:
+    """Uploader callback: a session file's text goes into the Paste box and its settings into the sidebar,
+    and they are trained (as if Train was pressed). A file that cannot be opened is left for Train to
+    name what is wrong with it."""
+    upload = st.session_state.get(state.UPLOAD)
+    if upload is None or not upload.name.lower().endswith(SESSION_SUFFIX):
+        return
+    try:
+        text, settings = session_corpus(upload.getvalue(), upload.name)
+    except CorpusInputError as exc:
+        st.session_state[state.TRAIN_PROBLEM] = str(exc)
+        return
+    st.session_state.update(sidebar_values(settings))
+    st.session_state[state.SOURCE] = "Paste"
+    st.session_state[state.PASTE] = text
+    st.session_state[state.APPLY_PENDING] = True
+
+
+def session_file(result: TrainResult, choice: CorpusChoice) -> bytes:
+    """A session file (:func:`bpe_core.formats.to_session`) holding ``result``'s training with ``choice``'s
+    text, so another browser opens the same training from it (Source: Upload): UTF-8 JSON."""
+    return to_session(result, corpus_text=choice.text, corpus_name=choice.name, name="bpe-explorer").encode()
+
+
 def _link_without_text(source: str) -> CorpusChoice:
-    """The default sample, after saying that the link names pasted or uploaded text this session lacks."""
+    """The default sample, standing in for the pasted or uploaded text that the link names and this session
+    lacks (:func:`_link_corpus` says so in the main area while it stands in)."""
+    stand_in = CorpusChoice("sample", DEFAULT_SAMPLE, sample_text(DEFAULT_SAMPLE))
+    st.session_state[state.LINK_STAND_IN] = (stand_in, source)
+    return stand_in
+
+
+def _stand_in_notice(source: str) -> None:
     digest = st.query_params.get(TEXT_PARAM)
+    pasted = source == "Paste"
     st.info(
-        f"This link was made from {'pasted' if source == 'Paste' else 'uploaded'} text"
+        f"This link was made from {'pasted' if pasted else 'uploaded'} text"
         + (f" (SHA-256 {plain(digest[:64])}…)" if digest else "")
-        + " that this browser session does not have. Showing the default sample; "
-        "give the same text and press Train to reproduce the link."
+        + " that this browser session does not have, so it shows the default sample. "
+        + (
+            "To see its text, open the session file that came with it (Source: Upload), or paste the same text "
+            "and press Train."
+            if pasted
+            else "Upload the same file and press Train to see it."
+        ),
+        icon=":material/link_off:",
     )
-    return CorpusChoice("sample", DEFAULT_SAMPLE, sample_text(DEFAULT_SAMPLE))
+
+
+def _link_corpus(choice: CorpusChoice) -> None:
+    """Keep the link naming the applied corpus, and say in the main area what a link cannot carry.
+
+    Pasted text that packs into :data:`~ui.links.MAX_LINK_TEXT` characters goes into the link itself; a longer
+    paste or an upload is named by its hash (:data:`TEXT_PARAM`), and a paste too long for a link gets a
+    notice offering a session file. A sample needs neither. Run on every run: a page switch may drop them.
+    While the default sample stands in for a link's text this session lacks, the link keeps its parameters.
+    """
+    stand_in = st.session_state.get(state.LINK_STAND_IN)
+    if stand_in is not None and stand_in[0] is choice:
+        _stand_in_notice(stand_in[1])
+        return
+    packed = pack_text(choice.text) if choice.source == "paste" else None
+    wanted = {TEXT_IN_LINK: packed, TEXT_PARAM: None if packed or choice.source == "sample" else choice.digest}
+    for key, value in wanted.items():
+        if value is None:
+            st.query_params.pop(key, None)
+        elif st.query_params.get(key) != value:
+            st.query_params[key] = value
+    if choice.source == "paste" and packed is None:
+        _too_long_notice(choice)
+
+
+def _too_long_notice(choice: CorpusChoice) -> None:
+    """Before a link is copied: the pasted text is too long to travel in it; a session file carries it."""
+    size = packed_length(choice.text)
+    packs = f"pack into {size[0]:,}" if size else "hold a character a link cannot carry"
+    words, button = st.container(key=TOO_LONG).columns([5, 1], vertical_alignment="center")
+    words.warning(
+        f"**A link cannot carry this pasted text**: its {choice.chars:,} characters {packs}, and a link carries "
+        f"{MAX_LINK_TEXT:,} ({LINK_TEXT_SIZE}). A link copied now gives the settings and the step without the "
+        "text: send the session file with it (Source → Upload opens it).",
+        icon=":material/link_off:",
+    )
+    result = session_trained(choice, st.session_state[state.APPLIED_SETTINGS])  # this session's copy
+    button.download_button(
+        "Session file",
+        data=lambda: session_file(result, choice),  # written only when asked for
+        file_name=SESSION_FILE,
+        mime="application/json",
+        icon=":material/download:",
+        on_click="ignore",
+        key=f"{TOO_LONG}-download",
+        width="stretch",
+        help="The pasted text, the training settings and the merges learned, as one .session.json file.",
+    )
 
 
 def _apply(source: str, first: bool) -> None:
@@ -291,7 +465,6 @@ def _apply(source: str, first: bool) -> None:
     first run (nothing applied yet) the defaults stand in for what cannot be used.
     """
     st.session_state.pop(state.TRAIN_PROBLEM, None)
-    stand_in = False  # the default sample stands in for a link's text: the link keeps naming that text
     try:
         choice = _current_choice(source)
     except CorpusInputError as exc:
@@ -299,7 +472,6 @@ def _apply(source: str, first: bool) -> None:
             st.error(plain(exc))
             return
         choice = _link_without_text(source)  # a shared link to text this session has not seen
-        stand_in = True
     try:
         settings = _current_settings().checked()
         session_trained(choice, settings)
@@ -313,12 +485,6 @@ def _apply(source: str, first: bool) -> None:
     st.session_state[state.APPLIED_SETTINGS] = settings
     if choice.source in KEPT_SOURCE:  # kept for the next Train after a page switch empties the uploader
         st.session_state[KEPT[KEPT_SOURCE[choice.source]][1]] = choice
-    if stand_in:  # its corpus hash stays in the URL: passed on, the link still says what it was made from
-        return
-    if choice.source == "sample":
-        st.query_params.pop(TEXT_PARAM, None)
-    else:
-        st.query_params[TEXT_PARAM] = choice.digest
 
 
 def applied() -> tuple[CorpusChoice, TrainSettings]:

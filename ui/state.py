@@ -40,6 +40,9 @@ LINK_PROBLEMS = "link_problems"
 """Values a shared link gave that could not be used, with why (shown once, by ``ui.layout.setup_page``)."""
 TRAIN_PROBLEM = "train_problem"
 """Why the last press of Train could not train (the previous training stays applied); shown once."""
+LINK_STAND_IN = "link_stand_in"
+"""``(the default sample's CorpusChoice, the link's source)`` while that sample stands in for the pasted or
+uploaded text a link named and this session lacks (the link then keeps naming that text)."""
 
 
 @dataclass(frozen=True)

@@ -360,8 +360,10 @@ def color_for(index: int) -> str:
 
 
 def row_colors(indices: Iterable[int]) -> list[int]:
-    """Palette slots for a row of tokens: each token's own (:func:`color_for`), except that a token whose
-    colour its left neighbour already has takes the next free slot, so neighbours never share a colour.
+    """Palette slots for a row of tokens: each token's own (:func:`color_for`), whatever its neighbours.
+
+    A token has one colour everywhere: ``e</w>`` is the same colour in every word, every step and every
+    row. Two neighbours that share a colour stay two boxes (each has its border, with a gap between).
 
     Args:
         indices: each token's colour index (:func:`color_index`), left to right.
@@ -369,13 +371,7 @@ def row_colors(indices: Iterable[int]) -> list[int]:
     Returns:
         One palette slot (``0 <= slot < len(PALETTE)``) per token.
     """
-    out: list[int] = []
-    for index in indices:
-        slot = index % len(PALETTE)
-        if out and slot == out[-1]:
-            slot = (slot + 1) % len(PALETTE)
-        out.append(slot)
-    return out
+    return [index % len(PALETTE) for index in indices]
 
 
 def color_index(view: TokenView) -> int:

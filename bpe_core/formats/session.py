@@ -4,7 +4,8 @@ The format (JSON, ``"format": "bpe-explorer-session"``, ``"version": 1``)::
 
     {
       "format": "bpe-explorer-session", "version": 1, "name": "trained",
-      "corpus": {"sha256": "<hex of the corpus's UTF-8 bytes>", "name": "tinyshakespeare.txt"} | null,
+      "corpus": {"sha256": "<hex of the corpus's UTF-8 bytes>", "name": "tinyshakespeare.txt",
+                 "text": "..." (optional: the corpus itself, so the session opens where the text is not)} | null,
       "settings": {"pretokenizer", "unit", "end_of_word", "tie_break", "min_frequency",
                    "special_tokens", "num_merges", "vocab_size", "fallback", "pattern", "merge_by"},
       "stop_reason": str | null,
@@ -76,6 +77,7 @@ class Session:
         corpus_name: a label for the corpus, or ``None``.
         stop_reason: why training stopped early, or ``None``.
         name: the session's label.
+        corpus_text: the corpus's text, when the file holds it (its hash is checked on loading), else ``None``.
     """
 
     tokenizer: Tokenizer
@@ -84,6 +86,7 @@ class Session:
     corpus_name: str | None
     stop_reason: str | None
     name: str
+    corpus_text: str | None = None
 
     def matches(self, corpus: str | Mapping[str, int]) -> bool:
         """True when ``corpus`` is the one the session was trained on (same hash)."""
@@ -176,6 +179,7 @@ def to_session(
     corpus_hash: str | None = None,
     corpus_name: str | None = None,
     name: str | None = None,
+    corpus_text: str | None = None,
 ) -> str:
     """Write a session file.
 
@@ -187,6 +191,8 @@ def to_session(
         corpus_hash: the corpus's :func:`corpus_sha256`, if already known.
         corpus_name: a label for the corpus.
         name: the session's label (default: the tokenizer's name).
+        corpus_text: the corpus's text, stored whole under ``corpus.text`` (its hash is taken from it), so
+            the session can be opened where the text is not: a pasted text too long for a link.
 
     Returns:
         The JSON text.
@@ -212,6 +218,8 @@ def to_session(
             "a session file holds tokenizers trained or built here (special tokens, alphabet, then merges); "
             "this one has its own id layout, so save it in its own format (GPT-2 files, tiktoken, tokenizer.json)"
         )
+    if corpus_text is not None:
+        corpus = corpus_text
     if corpus is not None:
         corpus_hash = corpus_sha256(corpus)
     default_pattern = REGEX_PATTERNS.get(tok.pretokenizer)
@@ -232,7 +240,7 @@ def to_session(
         "format": SESSION_FORMAT,
         "version": SESSION_VERSION,
         "name": name if name is not None else tok.name,
-        "corpus": None if corpus_hash is None else {"sha256": corpus_hash, "name": corpus_name},
+        "corpus": None if corpus_hash is None else _corpus_entry(corpus_hash, corpus_name, corpus_text),
         "settings": settings,
         "stop_reason": stop,
         "alphabet": alphabet,
@@ -242,6 +250,11 @@ def to_session(
         "learned_size": learned,
     }
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+
+
+def _corpus_entry(sha256: str, name: str | None, text: str | None) -> dict[str, str | None]:
+    """The ``corpus`` object of a session file (``text`` only when given)."""
+    return {"sha256": sha256, "name": name} | ({"text": text} if text is not None else {})
 
 
 def _get(doc: dict, key: str, kind: type | tuple[type, ...], source: str, *, null: bool = False) -> object:
@@ -311,6 +324,7 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
     corpus = doc.get("corpus")
     if corpus is not None and (not isinstance(corpus, dict) or not isinstance(corpus.get("sha256"), str)):
         raise FormatError(f"{source}: the field 'corpus' must be null or hold a 'sha256' string")
+    text = _read_corpus_text(corpus, source)
     stop = doc.get("stop_reason")
     return Session(
         tokenizer=tok,
@@ -319,7 +333,24 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
         corpus_name=(corpus.get("name") if corpus else None),
         stop_reason=stop if isinstance(stop, str) else None,
         name=str(doc.get("name") or ""),
+        corpus_text=text,
     )
+
+
+def _read_corpus_text(corpus: dict | None, source: str) -> str | None:
+    """The corpus text a session file holds (``corpus.text``), or ``None``.
+
+    Raises:
+        FormatError: ``text`` is not a string, or its hash is not the file's ``corpus.sha256``.
+    """
+    text = corpus.get("text") if corpus else None
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise FormatError(f"{source}: the field 'corpus.text' must be a string")
+    if corpus_sha256(text) != corpus["sha256"]:  # type: ignore[index]
+        raise FormatError(f"{source}: corpus.text does not hash to corpus.sha256: the file was changed or cut")
+    return text
 
 
 _CONFIG_KEYS = ("pretokenizer", "unit", "end_of_word", "tie_break", "min_frequency", "num_merges", "vocab_size")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .errors import OptionError
+from .errors import OptionError, quote
 from .pretokenize import REGEX_PATTERNS, check_pretokenizer, compiled_pattern, pretokenize, split_special
 
 AllowedSpecial = Literal["all"] | Iterable[str]
@@ -97,7 +97,7 @@ class SpecialTokens:
             allowed = list(allowed_special)
             unknown = [s for s in allowed if s not in self.ids]
             if unknown:
-                raise OptionError(f"allowed_special names tokens that are not special tokens: {unknown!r}")
+                raise OptionError(f"allowed_special names tokens that are not special tokens: {quote(unknown)}")
         return split_special(text, allowed)
 
 

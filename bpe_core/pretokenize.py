@@ -43,7 +43,7 @@ from typing import ParamSpec, TypeVar
 
 import regex
 
-from .errors import OptionError, PatternError
+from .errors import OptionError, PatternError, quote
 from .options import OPTIONS
 from .text import check_text
 
@@ -81,7 +81,7 @@ def check_pretokenizer(name: object) -> str:
         OptionError: ``name`` is not one of :data:`PRETOKENIZERS`.
     """
     if not isinstance(name, str) or name not in PRETOKENIZERS:
-        raise OptionError(f"unknown pre-tokenizer {name!r}; expected one of: {', '.join(PRETOKENIZERS)}")
+        raise OptionError(f"unknown pre-tokenizer {quote(name)}; expected one of: {', '.join(PRETOKENIZERS)}")
     return name
 
 
@@ -168,7 +168,9 @@ class HFSplit(str):
 
     def __new__(cls, pattern: str, behavior: str = "Isolated", invert: bool = False) -> HFSplit:
         if behavior not in SPLIT_BEHAVIORS:
-            raise OptionError(f"unknown Split behavior {behavior!r}; expected one of: {', '.join(SPLIT_BEHAVIORS)}")
+            raise OptionError(
+                f"unknown Split behavior {quote(behavior)}; expected one of: {', '.join(SPLIT_BEHAVIORS)}"
+            )
         self = super().__new__(cls, pattern)
         self.behavior = behavior
         self.invert = bool(invert)
@@ -192,11 +194,6 @@ class HFSplit(str):
 
     def __repr__(self) -> str:
         return f"HFSplit({str(self)!r}, {self.behavior!r}, invert={self.invert})"
-
-
-def _shown(pattern: str) -> str:
-    text = str.__str__(pattern)
-    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 class SplitPattern:
@@ -228,14 +225,14 @@ class SplitPattern:
 
     def _timed_out(self, text: str) -> PatternError:
         return PatternError(
-            f"the split pattern {_shown(self.pattern)} ran for more than {self._timeout(text):.1f} s on "
+            f"the split pattern {quote(self.pattern, 80)} ran for more than {self._timeout(text):.1f} s on "
             f"{len(text):,} characters and was stopped: it backtracks catastrophically on this text "
             "(nested or overlapping repeats such as (a|a)+); use a simpler pattern"
         )
 
     def _spent(self, budget: list[float]) -> PatternError:
         return PatternError(
-            f"the split pattern {_shown(self.pattern)} used up the {budget[1]:.1f} s of matching allowed for "
+            f"the split pattern {quote(self.pattern, 80)} used up the {budget[1]:.1f} s of matching allowed for "
             f"a text of {int(budget[2]):,} characters (cut into pieces, each split on its own) and was stopped: "
             "it backtracks catastrophically on this text (nested or overlapping repeats such as (a|a)+); "
             "use a simpler pattern"

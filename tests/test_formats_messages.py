@@ -3,7 +3,8 @@
 Issue 18 item 7: a 10 MB symbol in merges.txt, tokenizer.json or vocab.json, or a
 30 MB line in a subword-nmt codes file, gave a ``FormatError`` of 10-63 MB and a
 load peaking near 1 GB. Every message now quotes input through
-:func:`bpe_core.errors.quote`, which cuts it and says how long it was.
+:func:`bpe_core.errors.quote`, which cuts it and says how long it was. Item 8: a
+repeated key in a JSON file is reported as such, naming the key.
 
 Memory is measured with ``tracemalloc`` (deterministic) at n and 4n, and the
 issue's own sizes run in a child process under ``setrlimit``.
@@ -17,7 +18,7 @@ import tracemalloc
 import pytest
 
 from bpe_core.errors import QUOTE_LIMIT, BPEError, quote
-from bpe_core.formats import FormatError, load_bytes, load_files
+from bpe_core.formats import DuplicateKeyError, FormatError, load_bytes, load_files
 from bpe_core.pretokenize import GPT2_PATTERN
 
 from .test_hostile_formats import bounded
@@ -176,3 +177,38 @@ def test_a_long_line_in_a_rank_file_is_quoted_short():
         load_bytes(b"QUFB 1 2 " + b"9" * 1_000_000 + b"\n", "x.tiktoken", pattern=GPT2_PATTERN)
     message = str(info.value)
     assert len(message) < MESSAGE_LIMIT and "… (1,000,009 characters)); expected 'base64-token rank'" in message
+
+
+# ---------------------------------------------------------------- item 8: a repeated JSON key
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("vocab.json", b'{"a": 0, "a": 1}'),
+        ("tokenizer.json", b'{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "a": 2}, "merges": []}}'),
+        ("s.json", b'{"format": "bpe-explorer-session", "version": 1, "version": 2}'),
+    ],
+)
+def test_a_repeated_json_key_is_reported_as_such_naming_the_key(name, data):
+    files = {name: data} if name != "vocab.json" else {name: data, "merges.txt": b"#version: 0.2\n"}
+    with pytest.raises(DuplicateKeyError) as info:
+        load_files(files)
+    message = str(info.value)
+    assert "repeats the key" in message and "4,300 digits" not in message
+    assert message.startswith(f"{name}: ")
+    assert "'a'" in message or "'version'" in message
+
+
+def test_a_long_repeated_key_is_cut_in_the_message():
+    key = "k" * 1_000_000
+    data = json.dumps({"a": 0}).replace("{", "{" + json.dumps(key) + ": 1, " + json.dumps(key) + ": 2, ").encode()
+    with pytest.raises(DuplicateKeyError, match=r"repeats the key 'k+'… \(1,000,000 characters\)") as info:
+        load_bytes(data, "vocab.json")
+    assert len(str(info.value)) < MESSAGE_LIMIT
+
+
+def test_a_huge_number_is_still_reported_as_a_number():
+    with pytest.raises(FormatError, match="more than 4,300 digits") as info:
+        load_bytes(b'{"a": 0, "b": ' + b"9" * 5000 + b"}", "vocab.json")
+    assert not isinstance(info.value, DuplicateKeyError)

@@ -129,6 +129,10 @@ def decode_text(data: bytes, source: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+class DuplicateKeyError(FormatError):
+    """A JSON object of a file names one key twice (``{"a": 0, "a": 1}``); the message names the key."""
+
+
 def _no_duplicate_keys(source: str) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
     def hook(pairs: list[tuple[str, object]]) -> dict[str, object]:
         out = dict(pairs)
@@ -138,7 +142,7 @@ def _no_duplicate_keys(source: str) -> Callable[[list[tuple[str, object]]], dict
                 if key in seen:
                     break
                 seen.add(key)
-            raise FormatError(
+            raise DuplicateKeyError(
                 f"{source}: a JSON object repeats the key {quote(key)}; each key may appear once "
                 "(a JSON reader would silently keep the last value)"
             )
@@ -151,8 +155,9 @@ def parse_json(text: str, source: str) -> object:
     """Parse JSON, refusing repeated keys (``json.loads`` would silently keep the last).
 
     Raises:
-        FormatError: invalid or truncated JSON, naming line and column; JSON
-            nested too deeply, or a number of more than 4,300 digits.
+        FormatError: invalid or truncated JSON, naming line and column; a key repeated in one
+            object (:class:`DuplicateKeyError`, naming the key); JSON nested too deeply, or a
+            number of more than 4,300 digits.
     """
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
@@ -163,7 +168,11 @@ def parse_json(text: str, source: str) -> object:
         ) from None
     except RecursionError:
         raise FormatError(f"{source}: the JSON is nested too deeply to be a tokenizer file") from None
-    except ValueError:  # an integer of more than 4,300 digits
+    except FormatError:
+        raise  # the hook's own error (a repeated key) is a ValueError too: it must not pass for the number's
+    except ValueError as exc:
+        if "digits" not in str(exc):  # Python: "Exceeds the limit (4300 digits) for integer string conversion"
+            raise FormatError(f"{source}: the JSON cannot be read ({quote(str(exc))})") from None
         raise FormatError(f"{source}: the JSON holds a number of more than 4,300 digits; no id is that long") from None
 
 

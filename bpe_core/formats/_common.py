@@ -277,7 +277,7 @@ MAX_ID_GAPS = 1024
 """Ids may leave gaps (cl100k_base has no token 100256), but stay below twice the token count plus this."""
 
 
-def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source: str) -> None:
+def check_dense_ids(count: int, top: int, name_of: Callable[[int], str | bytes], source: str) -> None:
     """Refuse ids far beyond a file's token count, before any table is built.
 
     A vocabulary keeps one entry per id up to the largest, so a 74-byte file
@@ -287,7 +287,7 @@ def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source:
     Args:
         count: how many tokens (ids) the file holds.
         top: the largest id.
-        name_of: id -> the token's text, for the message.
+        name_of: id -> the token's text (or bytes), for the message.
         source: the file name, for messages.
 
     Raises:

@@ -383,9 +383,9 @@ def tokenizer_from_ranks(
     return Tokenizer(table, merges, pretokenizer=pretokenizer, pattern=pattern, name=name, merge_by="bytes")
 
 
-def _name_of(i: int, ranks: Mapping[bytes, int], specials: Mapping[str, int]) -> str:
-    """The token with id ``i`` (a special token, or a rank's bytes as Python writes them), for messages."""
-    found = [s for s, j in specials.items() if j == i] or [repr(t)[2:-1] for t, r in ranks.items() if r == i]
+def _name_of(i: int, ranks: Mapping[bytes, int], specials: Mapping[str, int]) -> str | bytes:
+    """The token with id ``i`` (a special token's text, or a rank's bytes), for messages (quoted, so cut)."""
+    found = [s for s, j in specials.items() if j == i] or [t for t, r in ranks.items() if r == i]
     return found[0] if found else "?"
 
 

@@ -79,6 +79,11 @@ class SpecialTokens:
     def split(self, text: str, allowed_special: AllowedSpecial = ()) -> list[tuple[str, bool]]:
         """``(piece, is_special)`` in text order; only ``allowed_special`` tokens are matched.
 
+        Tokens are cut leftmost-longest, as Hugging Face's ``AddedVocabulary``
+        does (see :func:`bpe_core.pretokenize.find_specials`, which also says when
+        tiktoken differs: nested special tokens). A special token that is not
+        allowed is ordinary text, so an allowed token inside it is still cut out.
+
         Args:
             text: the text.
             allowed_special: ``"all"`` or a collection of special-token strings.

@@ -396,9 +396,24 @@ def pretokenize(text: str, pretokenizer: str = "gpt2", *, pattern: str | None = 
 def find_specials(text: str, special_tokens: Iterable[str]) -> list[tuple[int, str]]:
     """Where special tokens occur in ``text``: leftmost first, the longest token at a position.
 
-    The matches do not overlap; scanning resumes after each one, as a regex
-    alternation of the tokens sorted longest first would (Hugging Face's
-    ``AddedVocabulary`` and tiktoken cut special tokens the same way).
+    The rule is *leftmost-longest*, the rule of Hugging Face ``tokenizers``
+    (``AddedVocabulary::refresh_added_tokens`` builds an Aho-Corasick automaton
+    with ``MatchKind::LeftmostLongest``): the match that starts first wins; of
+    the tokens starting there, the longest; scanning resumes after it, so
+    matches never overlap. With special tokens ``X`` and ``XYZ``, ``"XYZ"`` is
+    the one token ``XYZ``; with ``XY`` and ``YZ``, ``"XYZ"`` is ``XY`` then the text ``Z``.
+
+    tiktoken differs when one special token starts another (``X`` and ``XYZ``):
+    it joins the tokens into one regex alternation in the order of its hash map's
+    keys (``CoreBPE::new`` in ``src/lib.rs``: ``special_tokens_encoder.keys()``
+    joined by ``|``), and an alternation takes the first alternative that
+    matches, so its choice follows that order, not the text (tiktoken 0.14 gives
+    ``[300, 89, 90]`` for ``"XYZ"`` with ``{"X": 300, "XYZ": 301}``, and ``[301]``
+    with the ids swapped). We follow Hugging Face because its rule depends on
+    the tokens alone and is the one a reader expects (the longer token is the
+    more specific). The published tables have no special token that starts
+    another (GPT-2's one token, cl100k_base's five, o200k_base's two), so on
+    them tiktoken, Hugging Face and this function agree.
 
     Runs in time linear in ``len(text)`` for each distinct token: every token
     keeps its next occurrence (found with ``str.find``) on a heap, and a token is

@@ -165,8 +165,8 @@ _OPTIONS = (
         "Sennrich et al. 2016, section 3.2; Hugging Face pre_tokenizers",
         "whitespace_eow",
         _choices(
-            whitespace_eow="words split at whitespace, each ending in the end-of-word suffix </w> "
-            "(Sennrich et al. 2016, subword-nmt).",
+            whitespace_eow="words split at any whitespace, each ending in the end-of-word suffix </w> "
+            "(Sennrich et al. 2016; subword-nmt splits at ASCII spaces only).",
             whitespace="words split at whitespace, no end-of-word suffix: the spaces are dropped "
             "(like Hugging Face's WhitespaceSplit).",
             trailing_space="words split at whitespace, each keeping the space after it, tokens like 'the ' "

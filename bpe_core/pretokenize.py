@@ -28,6 +28,13 @@ named after where it comes from:
 The whitespace modes split with Python's :meth:`str.split` with no argument, so
 every Unicode whitespace character (space, tab, CR, LF, NBSP, U+2003, ...)
 separates words and runs of whitespace count as one separator.
+
+subword-nmt cuts raw text differently (``learn_bpe.py``, ``get_vocabulary``:
+``line.strip('\\r\\n ').split(' ')``): at the ASCII space only, so a tab or a
+no-break space stays inside a word. ``whitespace_eow`` therefore learns
+subword-nmt's merges from the same word counts always, but from raw text only
+when its whitespace is spaces and line ends (``\\n``, ``\\r\\n``); the README's
+"Matching subword-nmt" gives the details.
 """
 
 from __future__ import annotations

@@ -159,13 +159,19 @@ def audit_vocabulary(
     )
 
 
-def _audited_ids(tokenizer: Tokenizer) -> tuple[int, ...]:
-    """Every assigned id but special tokens, fallback tokens and the separate marker symbol."""
+def _not_audited(tokenizer: Tokenizer) -> set[int]:
+    """Special tokens, unassigned ids, fallback tokens and the separate marker symbol: the ids left out."""
     table = tokenizer.table
     skip = set(table.special_ids.values()) | set(table.gaps) | set(tokenizer.model.fallback_ids)
     if table.marker_id is not None:
         skip.add(table.marker_id)
-    return tuple(i for i in range(len(table)) if i not in skip)
+    return skip
+
+
+def _audited_ids(tokenizer: Tokenizer) -> tuple[int, ...]:
+    """Every assigned id but special tokens, fallback tokens and the separate marker symbol."""
+    skip = _not_audited(tokenizer)
+    return tuple(i for i in range(len(tokenizer.table)) if i not in skip)
 
 
 def _token_texts(tokenizer: Tokenizer, ids: tuple[int, ...]) -> tuple[tuple[int, ...], dict[int, str]]:
@@ -184,34 +190,62 @@ def _token_texts(tokenizer: Tokenizer, ids: tuple[int, ...]) -> tuple[tuple[int,
     return tuple(partial), texts
 
 
+class _OwnText:
+    """Encodes a token's own text as the audit does (the rules of :func:`audit_vocabulary`)."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self.split = tokenizer.pre_tokenizer.split
+        self.encode = _chunk_encoder(tokenizer)
+        self.marked = tokenizer.table.end_of_word is not None
+        self.trailing = tokenizer.pretokenizer == "trailing_space"
+
+    def ids(self, token_id: int, text: str) -> tuple[int, ...]:
+        """The ids ``text`` (the token's own text) encodes to where the token would stand alone."""
+        if self.trailing and text.endswith(" "):
+            core = text[:-1]  # a word's end and its space: one pre-token if the rest holds no whitespace
+            whole = not core or core.split() == [core]
+        else:
+            whole = self.split(text) == [text]
+        if not whole:  # the pre-tokenizer cuts the text: no pre-token is this token alone
+            return tuple(self.tokenizer.encode(text))
+        table = self.tokenizer.table
+        if self.marked and not table.ends_word[token_id]:  # a word's start or middle: its own symbols, no marker
+            try:
+                return tuple(self.tokenizer.model.merge(table.base_units(text)))
+            except (KeyError, UnicodeEncodeError):  # a character outside the alphabet: no word spells it
+                return tuple(self.tokenizer.encode(text))
+        return self.encode(text)
+
+
+def own_encoding(tokenizer: Tokenizer, token_id: int) -> tuple[int, ...] | None:
+    """What decides whether ``token_id`` is unreachable: its own text encoded as :func:`audit_vocabulary` does.
+
+    Returns:
+        The ids (``(token_id,)`` for a reachable token), or ``None`` for a token
+        that is not audited or has no text of its own (partial UTF-8).
+
+    Raises:
+        TokenIdError: ``token_id`` is outside the vocabulary.
+    """
+    tokenizer.id_to_token(token_id)  # raises TokenIdError for a bad id
+    if token_id in _not_audited(tokenizer):
+        return None
+    _partial, texts = _token_texts(tokenizer, (token_id,))
+    if token_id not in texts:
+        return None
+    return _OwnText(tokenizer).ids(token_id, texts[token_id])
+
+
 def _unreachable(tokenizer: Tokenizer, texts: Mapping[int, str], progress: Progress | None) -> tuple[int, ...]:
     """The ids whose own text does not encode back to them alone (rules in :func:`audit_vocabulary`)."""
-    model, table = tokenizer.model, tokenizer.table
-    split = tokenizer.pre_tokenizer.split
-    encode = _chunk_encoder(tokenizer)
-    marked = table.end_of_word is not None
-    trailing = tokenizer.pretokenizer == "trailing_space"
-    ends = table.ends_word
+    own = _OwnText(tokenizer)
     out: list[int] = []
     total = len(texts)
     for done, (i, text) in enumerate(texts.items(), start=1):
         if progress is not None and done % PROGRESS_EVERY == 0:
             progress(done, total)
-        if trailing and text.endswith(" "):
-            core = text[:-1]  # a word's end and its space: one pre-token if the rest holds no whitespace
-            pieces = [text] if not core or core.split() == [core] else []
-        else:
-            pieces = split(text)
-        if pieces != [text]:
-            out.append(i)  # the pre-tokenizer cuts the text: no pre-token is this token alone
-        elif marked and not ends[i]:
-            try:
-                alone = model.merge(table.base_units(text))
-            except (KeyError, UnicodeEncodeError):  # a character outside the alphabet: no word spells it
-                alone = []
-            if alone != [i]:
-                out.append(i)
-        elif encode(text) != (i,):
+        if own.ids(i, text) != (i,):
             out.append(i)
     if progress is not None:
         progress(total, total)
@@ -259,4 +293,4 @@ def _usage(
     return dict(usage)
 
 
-__all__ = ["KINDS", "PROGRESS_EVERY", "Progress", "VocabularyAudit", "audit_vocabulary"]
+__all__ = ["KINDS", "PROGRESS_EVERY", "Progress", "VocabularyAudit", "audit_vocabulary", "own_encoding"]

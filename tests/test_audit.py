@@ -15,8 +15,8 @@ from collections import Counter
 
 import pytest
 
-from bpe_core import Tokenizer, VocabularyAudit, audit_vocabulary, train
-from bpe_core.audit import KINDS
+from bpe_core import TokenIdError, Tokenizer, VocabularyAudit, audit_vocabulary, train
+from bpe_core.audit import KINDS, own_encoding
 from bpe_core.formats import CL100K_SPECIAL_TOKENS, bundled
 from bpe_core.formats._common import rendered_to_bytes
 from bpe_core.formats.tiktoken_ranks import O200K_PATTERN, O200K_SPECIAL_TOKENS
@@ -96,6 +96,17 @@ def test_with_the_marker_a_word_start_is_checked_on_its_own_symbols():
     made = Tokenizer.from_merges([("e", "r</w>"), ("x", "e"), ("xe", "r</w>")], end_of_word="attached")
     assert _by_string(made, audit_vocabulary(made).unreachable) == ["xer</w>"]
     assert made.tokenize("xer") == ["x", "er</w>"]
+
+
+def test_own_encoding_says_what_decided():
+    made = Tokenizer.from_merges([("e", "r</w>"), ("x", "e"), ("xe", "r</w>")], end_of_word="attached")
+    assert own_encoding(made, made.vocab["xer</w>"]) == (made.vocab["x"], made.vocab["er</w>"])
+    assert own_encoding(made, made.vocab["xe"]) == (made.vocab["xe"],)
+    gpt2 = bundled("gpt2")
+    assert own_encoding(gpt2, 50256) is None  # <|endoftext|>: special, not audited
+    assert own_encoding(gpt2, gpt2.table.byte_ids[0xFF]) is None  # partial UTF-8: no text of its own
+    with pytest.raises(TokenIdError):
+        own_encoding(gpt2, 10**6)
 
 
 def test_trailing_space_tokens_end_in_a_space_and_are_reachable():

@@ -5,11 +5,13 @@ incremental pair index, and records every merge; encoding
 (:class:`Tokenizer`) replays a merge table and records every rule application.
 The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read.
 :func:`merge_tree` shows where a token comes from (:mod:`bpe_core.provenance`);
+:func:`audit_vocabulary` finds glitch tokens: partial-UTF-8, unreachable and unused ones (:mod:`bpe_core.audit`);
 :func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
 worked example against what BPE really does (:mod:`bpe_core.checking`).
 """
 
 from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
+from .audit import VocabularyAudit, audit_vocabulary
 from .byte_level import bytes_to_unicode, unicode_to_bytes
 from .checking import (
     CheckSettings,
@@ -87,8 +89,10 @@ __all__ = [
     "TrainConfig",
     "TrainResult",
     "UNITS",
+    "VocabularyAudit",
     "WordChange",
     "WordCountError",
+    "audit_vocabulary",
     "bytes_to_unicode",
     "check_encoding",
     "check_merges",

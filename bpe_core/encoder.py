@@ -29,7 +29,7 @@ from os import PathLike
 
 from . import explain
 from .byte_level import unicode_to_bytes
-from .errors import MergeTableError, OptionError, TokenIdError
+from .errors import MergeTableError, OptionError, TokenIdError, quote
 from .merging import ORDERS, MergeOrder, merge_order
 from .model import CACHE_LIMIT, MergeModel
 from .options import marker_style
@@ -728,10 +728,10 @@ def _check_rules(merges: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     rules = []
     for rank, rule in enumerate(merges):
         if not isinstance(rule, (tuple, list)) or len(rule) != 2:
-            raise MergeTableError(f"merge rule {rank} must be a pair (left, right), got {rule!r}")
+            raise MergeTableError(f"merge rule {rank} must be a pair (left, right), got {quote(rule)}")
         left, right = rule
         if not isinstance(left, str) or not isinstance(right, str) or not left or not right:
-            raise MergeTableError(f"merge rule {rank} must hold two non-empty strings, got {rule!r}")
+            raise MergeTableError(f"merge rule {rank} must hold two non-empty strings, got {quote(rule)}")
         rules.append((left, right))
     return rules
 
@@ -748,12 +748,12 @@ def _alphabet_of_rules(rules: list[tuple[str, str]], unit: str, eow: str | None,
             ch = layout.base_char(part)
             if ch is None:
                 raise MergeTableError(
-                    f"merge rule {rank} ({left!r}, {right!r}): symbol {part!r} is neither a base "
+                    f"merge rule {rank} ({quote(left)}, {quote(right)}): symbol {quote(part)} is neither a base "
                     "symbol nor formed by an earlier rule"
                 )
             if byte_level and ch not in byte_chars:
                 raise MergeTableError(
-                    f"merge rule {rank} ({left!r}, {right!r}): {ch!r} is not in the byte-level "
+                    f"merge rule {rank} ({quote(left)}, {quote(right)}): {quote(ch)} is not in the byte-level "
                     "alphabet (GPT-2 byte-to-unicode characters)"
                 )
             if not byte_level:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TypeVar
 
-from .errors import BudgetError, OptionError, SpecialTokenError
+from .errors import BudgetError, OptionError, SpecialTokenError, quote
 
 MAX_MERGES = 200_000
 """Most merges one training may learn (GPT-2 learned 50,000; cl100k_base about 100,000)."""
@@ -78,24 +78,11 @@ class Option:
         """
         if self.choices:
             if not isinstance(value, str) or value not in self.choices:
-                raise OptionError(f"unknown {self.name} {_short(value)}; expected one of: {', '.join(self.choices)}")
+                raise OptionError(f"unknown {self.name} {quote(value)}; expected one of: {', '.join(self.choices)}")
             return value
         if self.minimum is not None:
             return check_int(self.name, value, self.minimum, self.maximum)
         return value
-
-
-def _short_text(text: str, limit: int) -> str:
-    """``repr`` of a string, the string cut to ``limit`` characters (so the quotes stay closed: ``'xxxx…'``)."""
-    return repr(text) if len(text) <= limit else repr(text[:limit])[:-1] + "…" + repr(text[:limit])[-1]
-
-
-def _short(value: object, limit: int = 40) -> str:
-    """``repr`` of a value cut to ``limit`` characters, for messages (a 5,000-digit int stays readable)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**limit:
-        return f"an integer of {len(str(abs(value))) if value.bit_length() < 20_000 else 'thousands of'} digits"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def check_int(name: str, value: object, minimum: int, maximum: int | None = None) -> int:
@@ -108,10 +95,10 @@ def check_int(name: str, value: object, minimum: int, maximum: int | None = None
         BudgetError: naming the option, the value (shortened) and the range.
     """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BudgetError(f"{name} must be a whole number, got {_short(value)} ({type(value).__name__})")
+        raise BudgetError(f"{name} must be a whole number, got {quote(value)} ({type(value).__name__})")
     if value < minimum or (maximum is not None and value > maximum):
         upper = f" and at most {maximum:,}" if maximum is not None else ""
-        raise BudgetError(f"{name} must be at least {minimum:,}{upper}, got {_short(value)}")
+        raise BudgetError(f"{name} must be at least {minimum:,}{upper}, got {quote(value)}")
     return value
 
 
@@ -130,7 +117,7 @@ def parse_int(name: str, value: object, minimum: int, maximum: int) -> int:
         text = value.strip()
         digits = text.lstrip("+-")
         if not digits.isascii() or not digits.isdigit() or len(digits) > 20:
-            raise BudgetError(f"{name} must be a whole number from {minimum:,} to {maximum:,}, got {_short(value)}")
+            raise BudgetError(f"{name} must be a whole number from {minimum:,} to {maximum:,}, got {quote(value)}")
         value = int(text)
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2**63:
         value = int(value)
@@ -152,11 +139,10 @@ def check_special_tokens(tokens: object) -> tuple[str, ...]:
     specials: list[str] = []
     for tok in tokens:
         if not isinstance(tok, str) or not tok:
-            raise SpecialTokenError(f"special tokens must be non-empty strings, got {_short(tok)}")
+            raise SpecialTokenError(f"special tokens must be non-empty strings, got {quote(tok)}")
         if len(tok) > MAX_SPECIAL_LENGTH:
             raise SpecialTokenError(
-                f"a special token may have at most {MAX_SPECIAL_LENGTH} characters; "
-                f"{_short_text(tok, 24)} has {len(tok):,}"
+                f"a special token may have at most {MAX_SPECIAL_LENGTH} characters; {quote(tok, 24)} is too long"
             )
         specials.append(tok)
         if len(specials) > MAX_SPECIAL_TOKENS * 2:  # stop reading an endless iterable early
@@ -179,8 +165,8 @@ _OPTIONS = (
         "Sennrich et al. 2016, section 3.2; Hugging Face pre_tokenizers",
         "whitespace_eow",
         _choices(
-            whitespace_eow="words split at whitespace, each ending in the end-of-word suffix </w> "
-            "(Sennrich et al. 2016, subword-nmt).",
+            whitespace_eow="words split at any whitespace, each ending in the end-of-word suffix </w> "
+            "(Sennrich et al. 2016; subword-nmt splits at ASCII spaces only).",
             whitespace="words split at whitespace, no end-of-word suffix: the spaces are dropped "
             "(like Hugging Face's WhitespaceSplit).",
             trailing_space="words split at whitespace, each keeping the space after it, tokens like 'the ' "
@@ -328,7 +314,7 @@ def mode_object(option: str, value: object, objects: Mapping[str, Mode], kind: t
         return value
     found = objects.get(value) if isinstance(value, str) else None
     if found is None:
-        raise OptionError(f"unknown {option} {value!r}; expected one of: {', '.join(objects)}")
+        raise OptionError(f"unknown {option} {quote(value)}; expected one of: {', '.join(objects)}")
     return found
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .errors import OptionError
+from .errors import OptionError, quote
 from .pretokenize import REGEX_PATTERNS, check_pretokenizer, compiled_pattern, pretokenize, split_special
 
 AllowedSpecial = Literal["all"] | Iterable[str]
@@ -79,6 +79,11 @@ class SpecialTokens:
     def split(self, text: str, allowed_special: AllowedSpecial = ()) -> list[tuple[str, bool]]:
         """``(piece, is_special)`` in text order; only ``allowed_special`` tokens are matched.
 
+        Tokens are cut leftmost-longest, as Hugging Face's ``AddedVocabulary``
+        does (see :func:`bpe_core.pretokenize.find_specials`, which also says when
+        tiktoken differs: nested special tokens). A special token that is not
+        allowed is ordinary text, so an allowed token inside it is still cut out.
+
         Args:
             text: the text.
             allowed_special: ``"all"`` or a collection of special-token strings.
@@ -97,7 +102,7 @@ class SpecialTokens:
             allowed = list(allowed_special)
             unknown = [s for s in allowed if s not in self.ids]
             if unknown:
-                raise OptionError(f"allowed_special names tokens that are not special tokens: {unknown!r}")
+                raise OptionError(f"allowed_special names tokens that are not special tokens: {quote(unknown)}")
         return split_special(text, allowed)
 
 

@@ -28,6 +28,13 @@ named after where it comes from:
 The whitespace modes split with Python's :meth:`str.split` with no argument, so
 every Unicode whitespace character (space, tab, CR, LF, NBSP, U+2003, ...)
 separates words and runs of whitespace count as one separator.
+
+subword-nmt cuts raw text differently (``learn_bpe.py``, ``get_vocabulary``:
+``line.strip('\\r\\n ').split(' ')``): at the ASCII space only, so a tab or a
+no-break space stays inside a word. ``whitespace_eow`` therefore learns
+subword-nmt's merges from the same word counts always, but from raw text only
+when its whitespace is spaces and line ends (``\\n``, ``\\r\\n``); the README's
+"Matching subword-nmt" gives the details.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ from typing import ParamSpec, TypeVar
 
 import regex
 
-from .errors import OptionError, PatternError
+from .errors import OptionError, PatternError, quote
 from .options import OPTIONS
 from .text import check_text
 
@@ -81,7 +88,7 @@ def check_pretokenizer(name: object) -> str:
         OptionError: ``name`` is not one of :data:`PRETOKENIZERS`.
     """
     if not isinstance(name, str) or name not in PRETOKENIZERS:
-        raise OptionError(f"unknown pre-tokenizer {name!r}; expected one of: {', '.join(PRETOKENIZERS)}")
+        raise OptionError(f"unknown pre-tokenizer {quote(name)}; expected one of: {', '.join(PRETOKENIZERS)}")
     return name
 
 
@@ -168,7 +175,9 @@ class HFSplit(str):
 
     def __new__(cls, pattern: str, behavior: str = "Isolated", invert: bool = False) -> HFSplit:
         if behavior not in SPLIT_BEHAVIORS:
-            raise OptionError(f"unknown Split behavior {behavior!r}; expected one of: {', '.join(SPLIT_BEHAVIORS)}")
+            raise OptionError(
+                f"unknown Split behavior {quote(behavior)}; expected one of: {', '.join(SPLIT_BEHAVIORS)}"
+            )
         self = super().__new__(cls, pattern)
         self.behavior = behavior
         self.invert = bool(invert)
@@ -192,11 +201,6 @@ class HFSplit(str):
 
     def __repr__(self) -> str:
         return f"HFSplit({str(self)!r}, {self.behavior!r}, invert={self.invert})"
-
-
-def _shown(pattern: str) -> str:
-    text = str.__str__(pattern)
-    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 class SplitPattern:
@@ -228,14 +232,14 @@ class SplitPattern:
 
     def _timed_out(self, text: str) -> PatternError:
         return PatternError(
-            f"the split pattern {_shown(self.pattern)} ran for more than {self._timeout(text):.1f} s on "
+            f"the split pattern {quote(self.pattern, 80)} ran for more than {self._timeout(text):.1f} s on "
             f"{len(text):,} characters and was stopped: it backtracks catastrophically on this text "
             "(nested or overlapping repeats such as (a|a)+); use a simpler pattern"
         )
 
     def _spent(self, budget: list[float]) -> PatternError:
         return PatternError(
-            f"the split pattern {_shown(self.pattern)} used up the {budget[1]:.1f} s of matching allowed for "
+            f"the split pattern {quote(self.pattern, 80)} used up the {budget[1]:.1f} s of matching allowed for "
             f"a text of {int(budget[2]):,} characters (cut into pieces, each split on its own) and was stopped: "
             "it backtracks catastrophically on this text (nested or overlapping repeats such as (a|a)+); "
             "use a simpler pattern"
@@ -399,9 +403,24 @@ def pretokenize(text: str, pretokenizer: str = "gpt2", *, pattern: str | None = 
 def find_specials(text: str, special_tokens: Iterable[str]) -> list[tuple[int, str]]:
     """Where special tokens occur in ``text``: leftmost first, the longest token at a position.
 
-    The matches do not overlap; scanning resumes after each one, as a regex
-    alternation of the tokens sorted longest first would (Hugging Face's
-    ``AddedVocabulary`` and tiktoken cut special tokens the same way).
+    The rule is *leftmost-longest*, the rule of Hugging Face ``tokenizers``
+    (``AddedVocabulary::refresh_added_tokens`` builds an Aho-Corasick automaton
+    with ``MatchKind::LeftmostLongest``): the match that starts first wins; of
+    the tokens starting there, the longest; scanning resumes after it, so
+    matches never overlap. With special tokens ``X`` and ``XYZ``, ``"XYZ"`` is
+    the one token ``XYZ``; with ``XY`` and ``YZ``, ``"XYZ"`` is ``XY`` then the text ``Z``.
+
+    tiktoken differs when one special token starts another (``X`` and ``XYZ``):
+    it joins the tokens into one regex alternation in the order of its hash map's
+    keys (``CoreBPE::new`` in ``src/lib.rs``: ``special_tokens_encoder.keys()``
+    joined by ``|``), and an alternation takes the first alternative that
+    matches, so its choice follows that order, not the text (tiktoken 0.14 gives
+    ``[300, 89, 90]`` for ``"XYZ"`` with ``{"X": 300, "XYZ": 301}``, and ``[301]``
+    with the ids swapped). We follow Hugging Face because its rule depends on
+    the tokens alone and is the one a reader expects (the longer token is the
+    more specific). The published tables have no special token that starts
+    another (GPT-2's one token, cl100k_base's five, o200k_base's two), so on
+    them tiktoken, Hugging Face and this function agree.
 
     Runs in time linear in ``len(text)`` for each distinct token: every token
     keeps its next occurrence (found with ``str.find``) on a heap, and a token is

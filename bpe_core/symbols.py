@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from .byte_level import bytes_to_unicode
-from .errors import BPEError, MergeTableError, OptionError
+from .errors import BPEError, MergeTableError, OptionError, quote
 from .options import OPTIONS
 
 MARKER = "</w>"
@@ -621,14 +621,14 @@ def _special_ids_by_id(tokens: Mapping[int, tuple[str, bytes]], specials: Mappin
     """
     for i in [*tokens, *specials.values()]:
         if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise MergeTableError(f"token id {i!r} is not a non-negative int")
+            raise MergeTableError(f"token id {quote(i)} is not a non-negative int")
     by_id: dict[int, str] = {}
     for tok, i in specials.items():
         if i in by_id:
-            raise MergeTableError(f"special tokens {by_id[i]!r} and {tok!r} share id {i}")
+            raise MergeTableError(f"special tokens {quote(by_id[i])} and {quote(tok)} share id {i}")
         by_id[i] = tok
         if i in tokens:
-            raise MergeTableError(f"id {i} is both the special token {tok!r} and the token {tokens[i][0]!r}")
+            raise MergeTableError(f"id {i} is both the special token {quote(tok)} and the token {quote(tokens[i][0])}")
     return by_id
 
 

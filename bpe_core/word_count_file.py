@@ -30,7 +30,7 @@ import codecs
 import re
 from collections.abc import Iterator
 
-from .errors import BPEError
+from .errors import BPEError, quote
 
 MAX_COUNT = 2**63 - 1
 """The largest count accepted (a signed 64-bit integer, what DuckDB's ``count(*)`` returns)."""
@@ -47,7 +47,7 @@ class WordCountError(BPEError):
 
 
 def _shown(text: str, limit: int = 60) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "…")
+    return quote(text, limit)
 
 
 def _count(field: str, where: str, line: str) -> int:

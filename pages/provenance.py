@@ -1,4 +1,5 @@
-"""Token trees page: pick a token from the merge list or by search and see the merges that built it."""
+"""Token trees page: pick a token from the merge list or by search and see the merges that built it; the
+vocabulary's glitch tokens (partial UTF-8, unreachable, never used, scaffolds) are marked and listed."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from bpe_core.provenance import find_tokens, merge_rules
 from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained
 from ui.layout import setup_page
-from ui.provenance import follow_train_link, tree_view
+from ui.provenance import audit_list, audit_toggle, follow_train_link, tree_view
 from viz.markdown import left_out, plain
 from viz.provenance import tokens_frame
 from viz.tokens import display_of
@@ -55,6 +56,7 @@ except (BPEError, TypeError) as exc:
     st.stop()
 tokenizer = source.tokenizer if choice == TRAINED else source
 show = display_of(source)
+audit = audit_toggle(tokenizer, None if choice == TRAINED else choice, corpus, settings)
 
 left, right = st.columns([1, 1.4])
 with left:
@@ -70,7 +72,7 @@ with left:
         st.caption(f"Merge list: {shown}.")
     st.session_state[state.TREE_ROWS] = ids
     st.dataframe(
-        tokens_frame(tokenizer, ids, show),
+        tokens_frame(tokenizer, ids, show, audit),
         hide_index=True,
         width="stretch",
         key=state.TREE_TABLE,
@@ -88,4 +90,6 @@ with right:
             tree_view(source, token, key="tree")
         except TokenIdError as exc:
             st.error(plain(exc))
+if audit is not None:
+    audit_list(source, audit, corpus.name)
 follow_train_link()

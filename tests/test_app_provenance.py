@@ -39,7 +39,7 @@ def errors(at: AppTest) -> list[str]:
 def test_trees_page_opens_on_the_first_merge_of_the_trained_table():
     at = page(TREES)
     table = at.dataframe[0].value
-    assert list(table.columns) == ["id", "token", "rank", "left", "right"]
+    assert list(table.columns) == ["id", "token", "rank", "left", "right", "uses", "audit"]
     assert table.iloc[0][["token", "rank", "left", "right"]].tolist() == ["e</w>", 0, "e", "</w>"]
     assert "“e</w>” (id 57) is built from 2 base symbols by 1 merge (rank 0), 1 level deep." in captions(at)
     assert icicle_labels(at) == ["e&lt;/w&gt;<br>rank 0", "e", "&lt;/w&gt;"]
@@ -84,6 +84,84 @@ def test_trees_page_shows_user_tokens_escaped():
     assert not at.exception
     labels = icicle_labels(at)
     assert all("<b>" not in label for label in labels) and any("&gt;" in label for label in labels)
+
+
+# ----------------------------------------------------------------- Token trees: the glitch-token audit
+
+
+def audit_table(at: AppTest, kind: str):
+    return next(df for df in at.dataframe if df.key == f"{state.TREE_AUDIT_TABLE}_{kind}")
+
+
+def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
+    at = page(TREES)
+    merges = at.dataframe[0].value
+    assert merges.iloc[0][["token", "uses", "audit"]].tolist() == ["e</w>", 80, ""]
+    assert "Glitch tokens" in subheaders(at)
+    summary = next(c for c in captions(at) if c.startswith("Of 256 tokens"))
+    assert summary.endswith(
+        "Encoding Shakespeare excerpt (12 KB) gives 5,498 tokens and never uses 14 of the 256; 14 of those are "
+        "scaffolds: parts of a merge rule that only built longer tokens."
+    )
+    assert [seen(i.value) for i in at.info] == ["No token of this vocabulary is in this list."]  # none unreachable
+    at.selectbox(key=state.TREE_AUDIT_KIND).set_value("Scaffolds (never used, part of a merge)").run()
+    table = audit_table(at, "scaffold")
+    assert len(table.value) == 14 and table.value.iloc[0][["token", "uses", "audit"]].tolist() == [
+        "!",
+        0,
+        "never used · scaffold",
+    ]
+    assert "14 token(s). Click a row to see where the token comes from." in captions(at)
+    choose_row(at, table.key, 0)
+    assert not at.exception
+    assert "“!” (id 0) is a base symbol: no merge formed it." in tree_captions(at)
+
+
+def test_trees_page_audit_can_be_switched_off():
+    at = page(TREES)
+    at.toggle(key=state.TREE_AUDIT).set_value(False).run()
+    assert not at.exception
+    assert list(at.dataframe[0].value.columns) == ["id", "token", "rank", "left", "right"]
+    assert "Glitch tokens" not in subheaders(at)
+
+
+def test_trees_page_lists_gpt2s_partial_utf8_tokens():
+    at = page(TREES)
+    at.radio(key=state.TREE_TOKENIZER).set_value("GPT-2").run()
+    at.selectbox(key=state.TREE_AUDIT_KIND).set_value("Partial UTF-8").run()
+    assert not at.exception
+    table = audit_table(at, "partial_utf8").value
+    assert len(table) == 200 and all(b.startswith("⟨") for b in table["bytes"])
+    assert "The first 200 of 344 tokens (144 left out). Click a row to see where the token comes from." in captions(at)
+
+
+def test_trees_page_lists_o200ks_unreachable_tokens_with_what_their_text_gives():
+    at = page(TREES)
+    at.radio(key=state.TREE_TOKENIZER).set_value("o200k_base").run()
+    assert not at.exception
+    table = audit_table(at, "unreachable").value
+    assert len(table) == 12
+    assert table.iloc[0][["id", "token", "own text encodes as"]].tolist() == [3413, "·I'", "·I | '"]
+    choose_row(at, audit_table(at, "unreachable").key, 0)
+    assert any(c.startswith("“·I'” (id 3,413) is built from") for c in tree_captions(at))
+
+
+def test_lesson_on_tokens_never_seen():
+    at = page("pages/lessons.py")
+    at.pills(key=state.LESSON).set_value("9. Tokens never seen").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert table.iloc[0][["token", "in tokenizer text", "in model text", "why"]].tolist() == [
+        "solidgoldmagikarp</w>",
+        4,
+        0,
+        "only in the tokenizer's text",
+    ]
+    assert any("The model never sees the other 30" in seen(m.value) for m in at.markdown)
+    at.text_area(key=state.lesson_key(9, "model")).set_value("solidgoldmagikarp lowest newest").run()
+    assert "solidgoldmagikarp</w>" not in at.dataframe[0].value["token"].tolist()
+    at.text_area(key=state.lesson_key(9, "tokenizer")).set_value("").run()
+    assert errors(at) and not at.exception
 
 
 # ----------------------------------------------------------------- Encode's picker

@@ -24,7 +24,7 @@ def boxes(html: str) -> str:
 
 def test_every_lesson_has_a_numbered_title_and_an_explanation():
     titles = [lesson.title for lesson in build.LESSON_TEXTS]
-    assert [t.split(". ")[0] for t in titles] == [str(n) for n in range(1, 9)]
+    assert [t.split(". ")[0] for t in titles] == [str(n) for n in range(1, len(titles) + 1)] and len(titles) >= 9
     assert all(len(lesson.explanation) > 80 for lesson in build.LESSON_TEXTS)
 
 

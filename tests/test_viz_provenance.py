@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bpe_core
+import bpe_core.formats
 from bpe_core import Tokenizer, train
 from bpe_core.checking import check_encoding, check_merges, find_settings
 from viz.checking import (
@@ -15,7 +16,23 @@ from viz.checking import (
     verdict_frame,
     verdict_sentence,
 )
-from viz.provenance import mark_pair, places_frame, tokens_frame, tree_figure, tree_merges_frame, tree_summary
+from viz.provenance import (
+    AUDIT_VIEWS,
+    OWN_TEXT,
+    UNSEEN_MERGES,
+    UNSEEN_MODEL_TEXT,
+    UNSEEN_TOKENIZER_TEXT,
+    audit_frame,
+    audit_ids,
+    audit_summary,
+    mark_pair,
+    places_frame,
+    tokens_frame,
+    tree_figure,
+    tree_merges_frame,
+    tree_summary,
+    unseen_lesson,
+)
 from viz.tokens import display_of
 
 LOW = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
@@ -106,3 +123,72 @@ def test_encoding_tables():
     assert encoding_sentence(report) == "rank: holds; sequential: holds; leftmost: wrong from state 1."
     short = check_encoding([("a", "a")], "aa", ["a a"], pretokenizer="none")
     assert encoding_sentence(short).startswith("rank: the claim stops after state 0 but a merge still applies")
+
+
+# ----------------------------------------------------------------- the glitch-token audit
+
+
+TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+
+
+def test_the_merge_list_marks_audited_tokens():
+    result = train(TEXTBOOK, num_merges=10)
+    tok = result.tokenizer
+    audit = bpe_core.audit_vocabulary(tok, TEXTBOOK)
+    ids = [tok.vocab[s] for s in ("est", "newest</w>", "s")]
+    frame = tokens_frame(tok, ids, display_of(result), audit)
+    assert list(frame.columns) == ["id", "token", "rank", "left", "right", "uses", "audit"]
+    assert frame["uses"].tolist() == [0, 6, 0]
+    assert frame["audit"].tolist() == ["never used · scaffold", "", "never used · scaffold"]
+    without_corpus = tokens_frame(tok, ids, display_of(result), bpe_core.audit_vocabulary(tok))
+    assert list(without_corpus.columns) == ["id", "token", "rank", "left", "right", "audit"]
+
+
+def test_audit_lists_and_summary():
+    made = Tokenizer.from_merges([("e", "r</w>"), ("x", "e"), ("xe", "r</w>")], end_of_word="attached")
+    audit = bpe_core.audit_vocabulary(made, "xer xe")
+    frame = audit_frame(made, audit, "unreachable")
+    assert frame.to_dict("records") == [
+        {
+            "id": made.vocab["xer</w>"],
+            "token": "xer</w>",
+            "bytes": "xer ",
+            "uses": 0,
+            "audit": "unreachable · never used",
+            OWN_TEXT: "x | er</w>",
+        }
+    ]
+    assert audit_ids(audit, "partial_utf8") == ()
+    summary = audit_summary(audit, "two words")
+    assert "0 partial UTF-8 (bytes that are no text on their own), 1 unreachable (their own text" in summary
+    assert "Encoding two words gives 4 tokens" in summary
+    assert "Give a corpus" in audit_summary(bpe_core.audit_vocabulary(made))
+    assert set(AUDIT_VIEWS.values()) == {"unreachable", "partial_utf8", "never_used", "scaffold"}
+
+
+def test_byte_tokens_that_are_no_text_show_as_hex():
+    gpt2 = bpe_core.formats.bundled("gpt2")
+    audit = bpe_core.audit_vocabulary(gpt2, "hello")
+    frame = audit_frame(gpt2, audit, "partial_utf8", display_of(gpt2), limit=3)
+    assert len(frame) == 3 and all(b.startswith("⟨") and b.endswith("⟩") for b in frame["bytes"])
+    assert frame["uses"].tolist() == [0, 0, 0]
+
+
+def test_the_unseen_tokens_lesson():
+    result = train(UNSEEN_TOKENIZER_TEXT, num_merges=UNSEEN_MERGES)
+    body = unseen_lesson(result.tokenizer, UNSEEN_TOKENIZER_TEXT, UNSEEN_MODEL_TEXT, display_of(result))
+    first = body.table.iloc[0]
+    assert first[["token", "in tokenizer text", "in model text", "why"]].tolist() == [
+        "solidgoldmagikarp</w>",
+        4,
+        0,
+        "only in the tokenizer's text",
+    ]
+    scaffolds = body.table[body.table["in tokenizer text"] == 0]
+    assert "solidg" in scaffolds["token"].tolist() and "est" in scaffolds["token"].tolist()
+    assert set(scaffolds["why"]) == {"scaffold: every occurrence went into a longer token"}
+    assert body.summary == (
+        "Encoding the model's text uses 10 of the 40 tokens. The model never sees the other 30: 1 token of the "
+        "tokenizer's text that the model's text lacks, and 29 tokens that even the tokenizer's own text never gives "
+        "(a longer token took every occurrence)."
+    )

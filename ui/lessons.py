@@ -13,6 +13,7 @@ from ui import state
 from ui.cache import held_out_counts, sample_text, trained
 from ui.corpus import shares_text
 from ui.player import step_player
+from ui.provenance import unseen_tokens_lesson
 from ui.settings import TrainSettings
 from ui.step_view import render_step
 from viz import lessons as build
@@ -232,6 +233,16 @@ def vocab_tradeoff(i: int) -> None:
     st.caption(body.caption)
 
 
-_RENDERS = (merges_form, ties, blocked, byte_fallback, overlaps, word_ends, merge_order, vocab_tradeoff)
+_RENDERS = (
+    merges_form,
+    ties,
+    blocked,
+    byte_fallback,
+    overlaps,
+    word_ends,
+    merge_order,
+    vocab_tradeoff,
+    unseen_tokens_lesson,
+)
 LESSONS: list[Lesson] = [Lesson(t.title, t.explanation, r) for t, r in zip(build.LESSON_TEXTS, _RENDERS, strict=True)]
 """Every lesson, in teaching order."""

@@ -5,15 +5,31 @@ Shared by the Token trees page and the Encode page's token picker.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import streamlit as st
 
-from bpe_core import MergeTree, Tokenizer, TrainResult, merge_tree
+from bpe_core import BPEError, MergeTree, Tokenizer, TrainResult, VocabularyAudit, audit_vocabulary, merge_tree
 from bpe_core.provenance import MAX_PLACES
 from ui import sidebar, state
-from viz.markdown import plain
-from viz.provenance import places_frame, tree_figure, tree_merges_frame, tree_summary
+from ui.cache import trained, training_corpus
+from ui.corpus import CorpusChoice
+from ui.settings import TrainSettings
+from viz.markdown import left_out, plain
+from viz.provenance import (
+    AUDIT_VIEWS,
+    UNSEEN_MERGES,
+    UNSEEN_MODEL_TEXT,
+    UNSEEN_TOKENIZER_TEXT,
+    audit_frame,
+    audit_ids,
+    audit_summary,
+    places_frame,
+    tree_figure,
+    tree_merges_frame,
+    tree_summary,
+    unseen_lesson,
+)
 from viz.tokens import display_of
 
 TRAIN_PAGE = "app.py"
@@ -163,3 +179,112 @@ def rule_table(
     tree_view(source, token, key=f"{key}_tree", train_link=train_link)
     follow_train_link()
     return token
+
+
+# ----------------------------------------------------------------- the glitch-token audit
+
+AUDIT_ROWS = 200
+"""How many tokens of one finding the list shows."""
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def audited(
+    _tokenizer: Tokenizer, source: Hashable, _corpus: str | Mapping[str, int], corpus_key: Hashable
+) -> VocabularyAudit:
+    """:func:`bpe_core.audit_vocabulary` of ``_tokenizer`` on ``_corpus``, with a progress bar while it runs.
+
+    Neither argument with a leading underscore is hashed: ``source`` names the tokenizer (as for
+    :func:`ui.cache.encoded`) and ``corpus_key`` the corpus. The bar is made inside the cached function, so a
+    cache hit draws nothing, and emptied before returning.
+
+    Raises:
+        bpe_core.BPEError: the corpus cannot be encoded (not cached).
+    """
+    bar = st.progress(0.0, text="Checking every token, then encoding the corpus…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / max(total, 1), text=f"Auditing the vocabulary: {done:,} of {total:,}")
+
+    try:
+        return audit_vocabulary(_tokenizer, _corpus, progress=progress)
+    finally:
+        bar.empty()
+
+
+def audit_toggle(
+    tokenizer: Tokenizer, ready: str | None, corpus: CorpusChoice, settings: TrainSettings
+) -> VocabularyAudit | None:
+    """The toggle that audits the vocabulary, and (on) the audit of ``tokenizer`` on the sidebar's corpus.
+
+    The corpus is read as training reads it (its text, or its word or pre-token counts). The audit is cached
+    per tokenizer (``ready``: the shipped table's label, ``None``: the table trained on ``corpus`` with
+    ``settings``) and corpus.
+
+    Returns:
+        The audit, or ``None`` when the toggle is off or the corpus cannot be encoded (the reason is shown).
+    """
+    on = st.toggle(
+        "Audit the vocabulary: mark glitch tokens",
+        value=True,
+        key=state.TREE_AUDIT,
+        help="Tokens a model may never see in training: partial UTF-8 bytes, tokens their own text does not "
+        "give back (unreachable), and tokens that encoding the sidebar's corpus never uses (Land & Bartolo "
+        "2024, Fishing for Magikarp; Lian et al. 2024, Scaffold-BPE).",
+    )
+    if not on:
+        return None
+    named = ("ready", ready) if ready is not None else ("trained", corpus.source, corpus.sha256, settings)
+    key = (corpus.source, corpus.sha256, settings.pretokenizer, settings.special_tokens)
+    try:
+        return audited(tokenizer, named, training_corpus(corpus, settings), key)
+    except (BPEError, TypeError) as exc:
+        st.error(f"Cannot audit with {plain(corpus.name)}: {plain(exc)}")
+        return None
+
+
+def audit_list(source: Tokenizer | TrainResult, audit: VocabularyAudit, corpus_name: str) -> None:
+    """The glitch-token lists: a summary, a choice of finding, and its tokens; a row opens the token's tree."""
+    tokenizer = source.tokenizer if isinstance(source, TrainResult) else source
+    st.subheader("Glitch tokens")
+    st.caption(plain(audit_summary(audit, corpus_name)))
+    label = st.selectbox("List", list(AUDIT_VIEWS), key=state.TREE_AUDIT_KIND)
+    kind = AUDIT_VIEWS.get(label or "", "unreachable")
+    ids = audit_ids(audit, kind)
+    if not ids:
+        st.info("No token of this vocabulary is in this list.")
+        return
+    shown = ids[:AUDIT_ROWS]
+    many = left_out(len(shown), len(ids), "tokens") or f"{len(ids):,} token(s)"
+    st.caption(f"{many[0].upper()}{many[1:]}. Click a row to see where the token comes from.")
+    frame = audit_frame(tokenizer, audit, kind, display_of(source), AUDIT_ROWS)
+    rule_table(frame, shown, source, key=f"{state.TREE_AUDIT_TABLE}_{kind}", width="stretch")
+
+
+# ----------------------------------------------------------------- the lesson: tokens a model never sees
+
+
+def unseen_tokens_lesson(i: int) -> None:
+    """Lesson: train a tokenizer on one text, encode another (the model's), and list the tokens it never uses."""
+    left, right = st.columns(2)
+    with left:
+        tokenizer_text = st.text_area(
+            "Tokenizer's training text",
+            UNSEEN_TOKENIZER_TEXT,
+            key=state.lesson_key(i, "tokenizer"),
+            height=90,
+            bind="query-params",
+        )
+    with right:
+        model_text = st.text_area(
+            "Model's training text", UNSEEN_MODEL_TEXT, key=state.lesson_key(i, "model"), height=90, bind="query-params"
+        )
+    n = st.number_input("Merges", 1, 200, UNSEEN_MERGES, key=state.lesson_key(i, "merges"), bind="query-params")
+    try:
+        result = trained(tokenizer_text, TrainSettings().with_(budget=int(n)))
+        body = unseen_lesson(result.tokenizer, tokenizer_text, model_text, display_of(result))
+    except (BPEError, TypeError) as exc:
+        st.error(f"Cannot train or encode this input: {plain(exc)}")
+        return
+    st.markdown(plain(body.summary))
+    if not body.table.empty:
+        st.dataframe(body.table, hide_index=True, width="stretch")

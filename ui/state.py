@@ -161,6 +161,9 @@ TREE_ROWS = "tree_rows"
 TREE_TOKEN = "tree_token"
 TREE_FROM = "tree_from"
 TREE_NODE = "tree_node"
+TREE_AUDIT = "tree_audit"  # the toggle that audits the vocabulary and marks glitch tokens
+TREE_AUDIT_KIND = "tree_audit_kind"  # which finding the glitch-token list shows
+TREE_AUDIT_TABLE = "tree_audit_table"
 ENCODE_TREE = "encode_tree"
 
 

@@ -123,6 +123,15 @@ LESSON_TEXTS: tuple[LessonText, ...] = (
         "vocabulary grows. The gain is steep at first and then flattens; on text the tokenizer never saw it "
         "flattens sooner, because the later merges are words and names of the training text.",
     ),
+    LessonText(
+        "9. Tokens never seen",
+        "A tokenizer is trained before the model, often on other text, and BPE keeps every merge's token even "
+        "when later merges take all its occurrences. So a vocabulary can hold tokens the model's training text "
+        "never produces: scaffolds such as `solidg`, which only ever build a longer token (Lian et al. 2024), "
+        "and words frequent only in the tokenizer's text, as the Reddit name behind GPT-2's ` SolidGoldMagikarp` "
+        "was. The model never learns what such a token means, and prompting with it gives strange output "
+        "(Land & Bartolo 2024). The Token trees page audits GPT-2, cl100k_base and o200k_base the same way.",
+    ),
 )
 """Every lesson's text, in teaching order (:data:`ui.lessons.LESSONS` pairs each with its drawing)."""
 

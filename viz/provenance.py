@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from bpe_core import MergeTree, Tokenizer, merge_tree
+from bpe_core import MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
+from bpe_core.audit import KINDS, own_encoding
 from bpe_core.provenance import CorpusPlace
+from viz.tokens import describe_bytes
 
 Show = Callable[[str], str]
 """Token string -> how tables show it (see :func:`viz.tokens.display_of`)."""
@@ -165,21 +168,179 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def tokens_frame(tokenizer: Tokenizer, ids: list[int], show: Show = _same) -> pd.DataFrame:
+def tokens_frame(
+    tokenizer: Tokenizer, ids: list[int], show: Show = _same, audit: VocabularyAudit | None = None
+) -> pd.DataFrame:
     """One row per token id: ``id``, ``token``, ``rank``, ``left``, ``right`` (``rank``, ``left`` and
-    ``right`` empty for a base symbol or special token)."""
+    ``right`` empty for a base symbol or special token).
+
+    With an ``audit`` (:func:`bpe_core.audit_vocabulary`), two more columns mark glitch tokens:
+    ``uses`` (times encoding the audit's corpus emitted the token, when it had one) and ``audit``
+    (its findings, e.g. ``never used · scaffold``; empty for an ordinary token).
+    """
     rows = []
     for i in ids:
         node = merge_tree(tokenizer, i)
+        row = {
+            "id": i,
+            "token": show(node.token),
+            "rank": node.rank,
+            "left": show(node.left.token) if node.left is not None else "",
+            "right": show(node.right.token) if node.right is not None else "",
+        }
+        if audit is not None:
+            row |= _audit_cells(audit, i)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["id", "token", "rank", "left", "right", *_audit_columns(audit)])
+    frame["rank"] = frame["rank"].astype("Int64")
+    if "uses" in frame:
+        frame["uses"] = frame["uses"].astype("Int64")
+    return frame
+
+
+# ---------------------------------------------------------------- the glitch-token audit
+
+
+AUDIT_VIEWS = {
+    "Unreachable": "unreachable",
+    "Partial UTF-8": "partial_utf8",
+    "Never used in the corpus": "never_used",
+    "Scaffolds (never used, part of a merge)": "scaffold",
+}
+"""The lists the Token trees page offers, by label, with the finding each lists (:data:`bpe_core.audit.KINDS`)."""
+OWN_TEXT = "own text encodes as"
+"""The column that shows, for an unreachable token, the tokens its own text gives instead."""
+
+
+def _audit_columns(audit: VocabularyAudit | None) -> list[str]:
+    if audit is None:
+        return []
+    return ["uses", "audit"] if audit.usage is not None else ["audit"]
+
+
+def _audit_cells(audit: VocabularyAudit, token_id: int) -> dict[str, object]:
+    cells: dict[str, object] = {"audit": " · ".join(KINDS[k] for k in audit.kinds(token_id))}
+    if audit.usage is not None:
+        cells["uses"] = audit.uses(token_id)
+    return cells
+
+
+def audit_ids(audit: VocabularyAudit, kind: str) -> tuple[int, ...]:
+    """The ids of one finding (a value of :data:`AUDIT_VIEWS`); empty when it needs a corpus and there was none."""
+    found = {
+        "unreachable": audit.unreachable,
+        "partial_utf8": audit.partial_utf8,
+        "never_used": audit.never_used,
+        "scaffold": audit.scaffolds,
+    }[kind]
+    return found or ()
+
+
+def audit_summary(audit: VocabularyAudit, corpus_name: str = "") -> str:
+    """One plain paragraph: how many audited tokens each finding holds, and what the corpus emitted."""
+    n = len(audit.audited)
+    text = (
+        f"Of {n:,} tokens (special and fallback tokens aside): {len(audit.partial_utf8):,} partial UTF-8 "
+        f"(bytes that are no text on their own), {len(audit.unreachable):,} unreachable (their own text "
+        "encodes to other tokens)."
+    )
+    if audit.never_used is None or audit.scaffolds is None:
+        return text + " Give a corpus to see which tokens its encoding never uses."
+    where = f" {corpus_name}" if corpus_name else " the corpus"
+    return text + (
+        f" Encoding{where} gives {audit.corpus_tokens:,} tokens and never uses {len(audit.never_used):,} of the "
+        f"{n:,}; {len(audit.scaffolds):,} of those are scaffolds: parts of a merge rule that only built longer tokens."
+    )
+
+
+def audit_frame(
+    tokenizer: Tokenizer, audit: VocabularyAudit, kind: str, show: Show = _same, limit: int = 200
+) -> pd.DataFrame:
+    """The first ``limit`` tokens of one finding: ``id``, ``token``, ``bytes``, ``uses`` (with a corpus),
+    ``audit`` (every finding about it) and, for unreachable ones, :data:`OWN_TEXT` (the tokens its own text
+    gives instead, :func:`bpe_core.audit.own_encoding`)."""
+    rows = []
+    for i in audit_ids(audit, kind)[:limit]:
+        raw = tokenizer.token_bytes(i)
+        row: dict[str, object] = {"id": i, "token": show(tokenizer.id_to_token(i)), "bytes": describe_bytes(raw)}
+        row |= _audit_cells(audit, i)
+        if kind == "unreachable":
+            row[OWN_TEXT] = " | ".join(show(tokenizer.id_to_token(j)) for j in own_encoding(tokenizer, i) or ())
+        rows.append(row)
+    columns = ["id", "token", "bytes", *_audit_columns(audit)] + ([OWN_TEXT] if kind == "unreachable" else [])
+    frame = pd.DataFrame(rows, columns=columns)
+    if "uses" in frame:
+        frame["uses"] = frame["uses"].astype("Int64")
+    return frame
+
+
+# ---------------------------------------------------------------- the lesson: tokens a model never sees
+
+
+UNSEEN_TOKENIZER_TEXT = " ".join(
+    ["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3 + ["solidgoldmagikarp"] * 4
+)
+"""The lesson's tokenizer training text: the textbook words, and a name that is frequent only here (as the Reddit
+user name behind GPT-2's `` SolidGoldMagikarp`` token was frequent in GPT-2's tokenizer data)."""
+UNSEEN_MODEL_TEXT = "the lowest wider newer low widest newest lower lowest"
+"""The lesson's model training text: the same words, never the name."""
+UNSEEN_MERGES = 25
+
+
+@dataclass(frozen=True)
+class UnseenLesson:
+    """The "tokens never seen" lesson's body.
+
+    Attributes:
+        summary: a Markdown-safe sentence: how many tokens the model's text never uses, and why.
+        table: one row per such token: ``token``, ``id``, ``in tokenizer text``, ``in model text`` (0), ``why``.
+    """
+
+    summary: str
+    table: pd.DataFrame
+
+
+def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, show: Show = _same) -> UnseenLesson:
+    """The tokens of ``tokenizer`` (trained on ``tokenizer_text``) that encoding ``model_text`` never emits.
+
+    Each gets a reason: a scaffold (its own training text never emits it either: a later merge took every
+    occurrence; Lian et al. 2024, Scaffold-BPE), a token of the tokenizer's text alone (the model's text never
+    holds it: the SolidGoldMagikarp case), and partial UTF-8 or unreachable when the audit says so
+    (Land & Bartolo 2024).
+    """
+    own = audit_vocabulary(tokenizer, tokenizer_text)
+    model = audit_vocabulary(tokenizer, model_text)
+    rows = []
+    for i in model.never_used or ():
         rows.append(
             {
+                "token": show(tokenizer.id_to_token(i)),
                 "id": i,
-                "token": show(node.token),
-                "rank": node.rank,
-                "left": show(node.left.token) if node.left is not None else "",
-                "right": show(node.right.token) if node.right is not None else "",
+                "in tokenizer text": own.uses(i),
+                "in model text": 0,
+                "why": _why_unseen(own, i),
             }
         )
-    frame = pd.DataFrame(rows, columns=["id", "token", "rank", "left", "right"])
-    frame["rank"] = frame["rank"].astype("Int64")
-    return frame
+    rows.sort(key=lambda row: (-row["in tokenizer text"], row["id"]))  # the tokenizer's own words first
+    table = pd.DataFrame(rows, columns=["token", "id", "in tokenizer text", "in model text", "why"])
+    scaffolds = sum(1 for row in rows if row["in tokenizer text"] == 0)
+    only = len(rows) - scaffolds
+    summary = (
+        f"Encoding the model's text uses {len(model.audited) - len(rows):,} of the {len(model.audited):,} tokens. "
+        f"The model never sees the other {len(rows):,}: {_count(only, 'token')} of the tokenizer's text that the "
+        f"model's text lacks, and {_count(scaffolds, 'token')} that even the tokenizer's own text never gives "
+        "(a longer token took every occurrence)."
+    )
+    return UnseenLesson(summary, table)
+
+
+def _why_unseen(own: VocabularyAudit, token_id: int) -> str:
+    kinds = set(own.kinds(token_id))
+    if own.uses(token_id):
+        why = "only in the tokenizer's text"
+    elif "scaffold" in kinds:
+        why = "scaffold: every occurrence went into a longer token"
+    else:
+        why = "never emitted, even on the tokenizer's text"
+    extra = [KINDS[k] for k in ("partial_utf8", "unreachable") if k in kinds]
+    return " · ".join([why, *extra])

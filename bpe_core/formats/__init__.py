@@ -23,7 +23,7 @@ executed or unpickled.
 """
 
 from ..encoder import register_file_loader
-from ._common import ExportError, FormatError
+from ._common import DuplicateKeyError, ExportError, FormatError
 from .detect import EXPECTED, FORMATS, Loaded, classify, load, load_bytes, load_files
 from .export import Download, Proof, download, export, exportable, prove
 from .gpt2 import load_gpt2, load_vocab_merges, to_merges_txt, to_vocab_json
@@ -45,6 +45,7 @@ __all__ = [
     "BUNDLED",
     "CL100K_SPECIAL_TOKENS",
     "Download",
+    "DuplicateKeyError",
     "EXPECTED",
     "ExportError",
     "FORMATS",

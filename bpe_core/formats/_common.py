@@ -15,7 +15,7 @@ import regex
 
 from ..byte_level import bytes_to_unicode
 from ..encoder import Tokenizer
-from ..errors import MergeTableError, OptionError, PatternError
+from ..errors import MergeTableError, OptionError, PatternError, quote
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern, trusted
 from ..symbols import MARKER, SymbolTable, unit_kind, utf8
 
@@ -72,7 +72,7 @@ def check_pattern(pattern: str, source: str, field: str) -> str:
         compiled_pattern(pattern)
     except regex.error as exc:
         raise FormatError(
-            f"{source}: the split pattern in {field} does not compile ({exc}): {pattern[:80]!r}"
+            f"{source}: the split pattern in {field} does not compile ({exc}): {quote(pattern)}"
         ) from None
     except PatternError as exc:
         raise FormatError(f"{source}: {field}: {exc}") from None
@@ -129,13 +129,23 @@ def decode_text(data: bytes, source: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+class DuplicateKeyError(FormatError):
+    """A JSON object of a file names one key twice (``{"a": 0, "a": 1}``); the message names the key."""
+
+
 def _no_duplicate_keys(source: str) -> Callable[[list[tuple[str, object]]], dict[str, object]]:
     def hook(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        out: dict[str, object] = {}
-        for key, value in pairs:
-            if key in out:
-                raise FormatError(f"{source}: the JSON object repeats the key {key!r}")
-            out[key] = value
+        out = dict(pairs)
+        if len(out) < len(pairs):
+            seen: set[str] = set()
+            for key, _value in pairs:
+                if key in seen:
+                    break
+                seen.add(key)
+            raise DuplicateKeyError(
+                f"{source}: a JSON object repeats the key {quote(key)}; each key may appear once "
+                "(a JSON reader would silently keep the last value)"
+            )
         return out
 
     return hook
@@ -145,8 +155,9 @@ def parse_json(text: str, source: str) -> object:
     """Parse JSON, refusing repeated keys (``json.loads`` would silently keep the last).
 
     Raises:
-        FormatError: invalid or truncated JSON, naming line and column; JSON
-            nested too deeply, or a number of more than 4,300 digits.
+        FormatError: invalid or truncated JSON, naming line and column; a key repeated in one
+            object (:class:`DuplicateKeyError`, naming the key); JSON nested too deeply, or a
+            number of more than 4,300 digits.
     """
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys(source))
@@ -157,7 +168,11 @@ def parse_json(text: str, source: str) -> object:
         ) from None
     except RecursionError:
         raise FormatError(f"{source}: the JSON is nested too deeply to be a tokenizer file") from None
-    except ValueError:  # an integer of more than 4,300 digits
+    except FormatError:
+        raise  # the hook's own error (a repeated key) is a ValueError too: it must not pass for the number's
+    except ValueError as exc:
+        if "digits" not in str(exc):  # Python: "Exceeds the limit (4300 digits) for integer string conversion"
+            raise FormatError(f"{source}: the JSON cannot be read ({quote(str(exc))})") from None
         raise FormatError(f"{source}: the JSON holds a number of more than 4,300 digits; no id is that long") from None
 
 
@@ -172,13 +187,13 @@ def field(obj: object, path: str, source: str, kind: type | tuple[type, ...], *,
         if not isinstance(value, dict) or part not in value:
             if optional:
                 return None
-            raise FormatError(f"{source}: the field {path!r} is missing")
+            raise FormatError(f"{source}: the field {quote(path)} is missing")
         value = value[part]
     if value is None and optional:
         return None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise FormatError(f"{source}: the field {path!r} must be {names}, got {type(value).__name__}")
+        raise FormatError(f"{source}: the field {quote(path)} must be {names}, got {type(value).__name__}")
     return value
 
 
@@ -250,7 +265,7 @@ def _reject_missing_merges(guessed: Iterable[str], vocab: Mapping[str, int], sou
             suspects.append((i, s))
     if suspects:
         suspects.sort()
-        first = ", ".join(f"{s!r} (id {i})" for i, s in suspects[:3])
+        first = ", ".join(f"{quote(s)} (id {i})" for i, s in suspects[:3])
         raise FormatError(
             f"{source}: {len(suspects)} token(s) of the vocabulary, e.g. {first}, are formed by no merge although "
             f"they are two lower-id tokens joined: the {what} look truncated or incomplete (pass the special "
@@ -262,7 +277,7 @@ MAX_ID_GAPS = 1024
 """Ids may leave gaps (cl100k_base has no token 100256), but stay below twice the token count plus this."""
 
 
-def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source: str) -> None:
+def check_dense_ids(count: int, top: int, name_of: Callable[[int], str | bytes], source: str) -> None:
     """Refuse ids far beyond a file's token count, before any table is built.
 
     A vocabulary keeps one entry per id up to the largest, so a 74-byte file
@@ -272,7 +287,7 @@ def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source:
     Args:
         count: how many tokens (ids) the file holds.
         top: the largest id.
-        name_of: id -> the token's text, for the message.
+        name_of: id -> the token's text (or bytes), for the message.
         source: the file name, for messages.
 
     Raises:
@@ -280,13 +295,11 @@ def check_dense_ids(count: int, top: int, name_of: Callable[[int], str], source:
     """
     limit = 2 * count + MAX_ID_GAPS
     if top >= limit:
-        token = name_of(top)
-        shown = token if len(token) <= 40 else token[:40] + "..."
         number = f"{top:,}" if top < 10**15 else f"a number of {len(str(top)):,} digits"
         raise FormatError(
-            f"{source}: token {shown!r} has id {number}, but the file holds only {count:,} tokens; ids may leave "
-            f"gaps but must stay below {limit:,} (twice the token count plus {MAX_ID_GAPS:,}), because a vocabulary "
-            "keeps one entry for every id up to the largest"
+            f"{source}: token {quote(name_of(top))} has id {number}, but the file holds only {count:,} tokens; ids "
+            f"may leave gaps but must stay below {limit:,} (twice the token count plus {MAX_ID_GAPS:,}), because a "
+            "vocabulary keeps one entry for every id up to the largest"
         )
 
 
@@ -375,7 +388,7 @@ def tokenizer_from_vocab(
     special_ids = {s: vocab[s] for s in explicit if s in vocab and vocab[s] not in drop}
     for s in explicit:
         if s not in vocab:
-            raise FormatError(f"{source}: the special token {s!r} is not in the vocabulary")
+            raise FormatError(f"{source}: the special token {quote(s)} is not in the vocabulary")
     special_set = set(special_ids.values())
     skip = drop | special_set
     tokens, ends_word = _token_bytes(by_id, skip, unit, end_of_word, source)
@@ -384,7 +397,7 @@ def tokenizer_from_vocab(
     )
     for k, (_a, _b, new) in enumerate(merge_ids):
         if new in skip:
-            raise FormatError(f"{source}: {where(k)}: the merge forms {by_id[new]!r}, a special or fallback token")
+            raise FormatError(f"{source}: {where(k)}: the merge forms {quote(by_id[new])}, a special or fallback token")
     try:
         return Tokenizer(
             table,
@@ -408,11 +421,11 @@ def _ids_to_tokens(vocab: Mapping[str, int], source: str) -> dict[int, str]:
     by_id: dict[int, str] = {}
     for s, i in vocab.items():
         if not isinstance(s, str) or not s:
-            raise FormatError(f"{source}: the vocabulary holds an empty or non-string token {s!r}")
+            raise FormatError(f"{source}: the vocabulary holds an empty or non-string token {quote(s)}")
         if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise FormatError(f"{source}: token {s!r} has id {i!r}; ids must be non-negative integers")
+            raise FormatError(f"{source}: token {quote(s)} has id {quote(i)}; ids must be non-negative integers")
         if i in by_id:
-            raise FormatError(f"{source}: tokens {by_id[i]!r} and {s!r} share id {i}")
+            raise FormatError(f"{source}: tokens {quote(by_id[i])} and {quote(s)} share id {i}")
         by_id[i] = s
     check_dense_ids(len(by_id), max(by_id, default=-1), by_id.__getitem__, source)
     return by_id
@@ -433,8 +446,8 @@ def _merge_triples(
         for part in (left, right, merged):
             if part not in vocab:
                 raise FormatError(
-                    f"{source}: {where(k)}: the merge ({left!r}, {right!r}) needs {part!r}, which is not in the "
-                    "vocabulary"
+                    f"{source}: {where(k)}: the merge ({quote(left)}, {quote(right)}) needs {quote(part)}, which is "
+                    "not in the vocabulary"
                 )
         formed.add(merged)
         merge_ids.append((vocab[left], vocab[right], vocab[merged]))
@@ -483,7 +496,7 @@ def _trailing_fallback(
         return fallback, set()  # a learned "<unk>" (WikiText's literal text) is also the unknown token, as in HF
     if fallback in ("unk", "bytes") and (unk in vocab if fallback == "unk" else byte_tokens[0] in vocab):
         raise FormatError(
-            f"{source}: the {fallback!r} fallback tokens must have the highest ids ({unk!r}, or "
+            f"{source}: the {quote(fallback)} fallback tokens must have the highest ids ({quote(unk)}, or "
             "<0x00>..<0xFF> in order), as bpe_core appends them"
         )
     return fallback, set()
@@ -514,8 +527,8 @@ def _token_bytes(
                 raw = rendered_to_bytes(core)
             except KeyError as exc:
                 raise FormatError(
-                    f"{source}: token {s!r} (id {i}) holds {exc.args[0]!r}, which is not in GPT-2's byte-to-unicode "
-                    "alphabet; a byte-level vocabulary writes every byte as one of its 256 characters"
+                    f"{source}: token {quote(s)} (id {i}) holds {quote(exc.args[0])}, which is not in GPT-2's "
+                    "byte-to-unicode alphabet; a byte-level vocabulary writes every byte as one of its 256 characters"
                 ) from None
         else:
             raw = utf8(core)
@@ -551,7 +564,7 @@ def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
         s = strings[i]
         if s in out:
             raise ExportError(
-                f"{fmt} maps each token string to one id, but {s!r} has two ids, {out[s]} and {i} "
+                f"{fmt} maps each token string to one id, but {quote(s)} has two ids, {out[s]} and {i} "
                 f"({_why_twice(tok, out[s], i)}); save a session file instead, which keeps both"
             )
         out[s] = i
@@ -567,7 +580,7 @@ def _why_twice(tok: Tokenizer, first: int, second: int) -> str:
 
     def what(i: int) -> str:
         if i in merges:
-            return f"id {i} was learned by merge rank {merges[i]} from text that types {tok.table.strings[i]!r}"
+            return f"id {i} was learned by merge rank {merges[i]} from text that types {quote(tok.table.strings[i])}"
         if i == tok.unk_id:
             return f"id {i} is the unk fallback's token"
         if i in fallback:
@@ -592,7 +605,7 @@ def whitespace_in_merges(tok: Tokenizer, fmt: str) -> None:
         if any(c.isspace() for c in a + b):
             raise ExportError(
                 f"{fmt} writes one merge per line as two symbols separated by a space, but merge {k} "
-                f"({a!r}, {b!r}) holds whitespace; use tokenizer.json (merges as pairs) or a session file"
+                f"({quote(a)}, {quote(b)}) holds whitespace; use tokenizer.json (merges as pairs) or a session file"
             )
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..encoder import Tokenizer
+from ..errors import quote
 from ..symbols import MARKER
 from ._common import FormatError, Source, decode_text, parse_json, read_file
 from .gpt2 import load_vocab_merges, parse_merges_txt
@@ -98,7 +99,7 @@ def _read_member(
                     raise too_large
                 chunks.append(block)
     except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError) as exc:
-        raise FormatError(f"{name}: member {info.filename!r} cannot be read ({exc})") from None
+        raise FormatError(f"{name}: member {quote(info.filename)} cannot be read ({exc})") from None
     return b"".join(chunks)
 
 
@@ -120,12 +121,12 @@ def _unzip(name: str, data: bytes) -> dict[str, bytes]:
         if info.is_dir() or not base or info.filename.startswith("__MACOSX/") or base.startswith("."):
             continue
         if base in out:
-            raise FormatError(f"{name}: two members are named {base!r}")
+            raise FormatError(f"{name}: two members are named {quote(base)}")
         if info.file_size > limit - total:
             raise too_large
         member = _read_member(archive, info, limit - total, name, too_large)
         if member.startswith(b"PK\x03\x04"):
-            raise FormatError(f"{name}: member {info.filename!r} is itself a zip; put the files in one zip")
+            raise FormatError(f"{name}: member {quote(info.filename)} is itself a zip; put the files in one zip")
         total += len(member)
         out[base] = member
     if not out:
@@ -287,7 +288,7 @@ def _expand(files: Mapping[str, bytes]) -> dict[str, bytes]:
         members = _unzip(fname, bytes(data)) if bytes(data[:4]) == b"PK\x03\x04" else {fname: bytes(data)}
         for member, content in members.items():
             if member in expanded:
-                raise FormatError(f"two files are named {member!r}")
+                raise FormatError(f"two files are named {quote(member)}")
             expanded[member] = content
     if not expanded:
         raise FormatError(f"no file was given; {EXPECTED}")
@@ -315,7 +316,7 @@ def _load_ranks(
     if s is not None:
         sidecar = parse_sidecar(expanded[s], s)
         if sidecar["mergeable_ranks"] not in (None, r):
-            raise FormatError(f"{s}: it describes the rank file {sidecar['mergeable_ranks']!r}, not {r!r}")
+            raise FormatError(f"{s}: it describes the rank file {quote(sidecar['mergeable_ranks'])}, not {quote(r)}")
         pat = pat or sidecar["pat_str"]  # type: ignore[assignment]
         specials_map = specials_map if specials_map is not None else sidecar["special_tokens"]  # type: ignore[assignment]
         label = name or sidecar["name"] or label  # type: ignore[assignment]
@@ -384,6 +385,6 @@ def load(*paths: Source, **options: object) -> Loaded:
             members = [p]
         for member in members:
             if member.name in files:
-                raise FormatError(f"two files are named {member.name!r}")
+                raise FormatError(f"two files are named {quote(member.name)}")
             files[member.name] = read_file(member)
     return load_files(files, **options)  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..encoder import Tokenizer
+from ..errors import quote
 from ..symbols import check_option
 from . import gpt2, hf_json, session, subword_nmt, tiktoken_ranks
 from ._common import ExportError
@@ -226,7 +227,7 @@ def prove(source: TrainResult | Tokenizer, fmt: str, probe: str, **options: obje
     k = next((k for k, (x, y) in enumerate(zip(before, after)) if x != y), min(len(before), len(after)))
     message = (
         f"the reloaded {fmt} tokenizer differs at token {k} of {len(before):,}: "
-        f"{before[k : k + 3]!r} became {after[k : k + 3]!r}"
+        f"{quote(before[k : k + 3])} became {quote(after[k : k + 3])}"
     )
     expected, got = tuple(before[k : k + 8]), tuple(after[k : k + 8])
     return Proof(fmt, False, compared, len(before), k, expected, got, message, check)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 
 from ..encoder import Tokenizer
+from ..errors import quote
 from ..pretokenize import GPT2_PATTERN
 from ..symbols import unit_kind
 from ._common import (
@@ -60,7 +61,9 @@ def parse_vocab_json(text: str, source: str = "vocab.json") -> dict[str, int]:
         raise FormatError(f"{source}: expected a JSON object mapping token strings to ids, got {type(data).__name__}")
     for key, value in data.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise FormatError(f"{source}: the id of token {key!r} is {value!r}; expected a non-negative integer")
+            raise FormatError(
+                f"{source}: the id of token {quote(key)} is {quote(value)}; expected a non-negative integer"
+            )
     return data  # type: ignore[return-value]
 
 
@@ -91,7 +94,7 @@ def parse_merges_txt(text: str, source: str = "merges.txt") -> tuple[list[tuple[
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
-            what = "is empty" if not line else f"holds {len(parts)} space-separated fields: {line[:80]!r}"
+            what = "is empty" if not line else f"holds {len(parts)} space-separated fields: {quote(line)}"
             raise FormatError(f"{source}: line {n} {what}; expected two symbols separated by one space ('Ġ t')")
         merges.append((parts[0], parts[1]))
         numbers.append(n)

@@ -43,6 +43,7 @@ from collections.abc import Mapping
 from regex import escape as regex_escape
 
 from ..encoder import Tokenizer
+from ..errors import quote
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, SPLIT_BEHAVIORS, HFSplit
 from ..symbols import MARKER, unit_kind
 from ._common import (
@@ -259,7 +260,7 @@ def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[s
             return unit, "gpt2", None
     if normalizer is not None and normalizer != _TRAILING_NORMALIZER:
         kind = normalizer.get("type") if isinstance(normalizer, dict) else normalizer
-        raise FormatError(f"{source}: the normalizer {kind!r} is not supported (it changes the text before BPE)")
+        raise FormatError(f"{source}: the normalizer {quote(kind)} is not supported (it changes the text before BPE)")
     if not steps:
         if normalizer is not None:
             raise FormatError(f"{source}: a whitespace normalizer without its Split pre-tokenizer is not supported")
@@ -271,7 +272,7 @@ def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[s
         return unit, "whitespace", None
     if not _is(step, "Split"):
         kind = step.get("type") if isinstance(step, dict) else step
-        raise FormatError(f"{source}: pre_tokenizer {kind!r} is not supported; {expected}")
+        raise FormatError(f"{source}: pre_tokenizer {quote(kind)} is not supported; {expected}")
     pattern = step.get("pattern")
     behavior = step.get("behavior")
     invert = step.get("invert", False)
@@ -286,10 +287,11 @@ def _read_split(pattern: object, behavior: object, invert: object, source: str) 
     """``(pretokenizer, pattern)`` for one Hugging Face ``Split`` step (every behaviour, ``invert``)."""
     if behavior not in SPLIT_BEHAVIORS:
         raise FormatError(
-            f"{source}: pre_tokenizer Split has behavior {behavior!r}; expected one of: {', '.join(SPLIT_BEHAVIORS)}"
+            f"{source}: pre_tokenizer Split has behavior {quote(behavior)}; expected one of: "
+            f"{', '.join(SPLIT_BEHAVIORS)}"
         )
     if not isinstance(invert, bool):
-        raise FormatError(f"{source}: pre_tokenizer Split's 'invert' must be true or false, got {invert!r}")
+        raise FormatError(f"{source}: pre_tokenizer Split's 'invert' must be true or false, got {quote(invert)}")
     if isinstance(pattern, dict) and len(pattern) == 1 and isinstance(pattern.get("String"), str):
         text = regex_escape(pattern["String"])
     elif isinstance(pattern, dict) and len(pattern) == 1 and isinstance(pattern.get("Regex"), str):
@@ -335,7 +337,7 @@ def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str
         raise FormatError(f"{source}: expected a JSON object with a 'model' field (Hugging Face tokenizer.json)")
     mtype = field(doc, "model.type", source, str)
     if mtype != "BPE":
-        raise FormatError(f"{source}: the field 'model.type' is {mtype!r}; only BPE models can be loaded")
+        raise FormatError(f"{source}: the field 'model.type' is {quote(mtype)}; only BPE models can be loaded")
     vocab = field(doc, "model.vocab", source, dict)
     raw_merges = field(doc, "model.merges", source, list)
     suffix, unk = _check_model_options(doc["model"], source)
@@ -379,17 +381,19 @@ def _check_model_options(model: dict, source: str) -> tuple[object, object]:
     """
     for key in ("dropout", "continuing_subword_prefix"):
         if model.get(key):
-            raise FormatError(f"{source}: the field 'model.{key}' is {model[key]!r}; bpe_core has no such option")
+            raise FormatError(f"{source}: the field 'model.{key}' is {quote(model[key])}; bpe_core has no such option")
     if model.get("ignore_merges"):
         raise FormatError(
             f"{source}: the field 'model.ignore_merges' is true (whole words are looked up first); not supported"
         )
     suffix = model.get("end_of_word_suffix")
     if suffix not in (None, "", MARKER):
-        raise FormatError(f"{source}: the field 'model.end_of_word_suffix' is {suffix!r}; only {MARKER!r} is supported")
+        raise FormatError(
+            f"{source}: the field 'model.end_of_word_suffix' is {quote(suffix)}; only {MARKER!r} is supported"
+        )
     unk = model.get("unk_token")
     if unk not in (None, "<unk>"):
-        raise FormatError(f"{source}: the field 'model.unk_token' is {unk!r}; bpe_core's unknown token is '<unk>'")
+        raise FormatError(f"{source}: the field 'model.unk_token' is {quote(unk)}; bpe_core's unknown token is '<unk>'")
     if unk and model.get("fuse_unk"):
         raise FormatError(f"{source}: the field 'model.fuse_unk' is true; bpe_core gives one <unk> per character")
     return suffix, unk
@@ -411,7 +415,7 @@ def _read_merges(raw_merges: list, source: str) -> list[tuple[str, str]]:
             parts = []
         if len(parts) != 2 or not all(isinstance(p, str) and p for p in parts):
             raise FormatError(
-                f"{source}: model.merges[{k}] is {item!r}; expected [left, right] or the string 'left right'"
+                f"{source}: model.merges[{k}] is {quote(item)}; expected [left, right] or the string 'left right'"
             )
         merges.append((parts[0], parts[1]))
     return merges
@@ -437,12 +441,12 @@ def _read_added_tokens(added: object, vocab: Mapping[str, object], source: str) 
         for flag in ("single_word", "lstrip", "rstrip"):
             if entry.get(flag):
                 raise FormatError(
-                    f"{source}: added_tokens[{k}] ({entry['content']!r}) sets {flag}; bpe_core cuts special "
+                    f"{source}: added_tokens[{k}] ({quote(entry['content'])}) sets {flag}; bpe_core cuts special "
                     "tokens out exactly as written"
                 )
         if entry["content"] in vocab and vocab[entry["content"]] != tid:
             raise FormatError(
-                f"{source}: added_tokens[{k}] gives {entry['content']!r} id {tid}, but model.vocab gives "
+                f"{source}: added_tokens[{k}] gives {quote(entry['content'])} id {tid}, but model.vocab gives "
                 f"{vocab[entry['content']]}"
             )
         specials[entry["content"]] = tid

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..encoder import FALLBACKS, Tokenizer
-from ..errors import BPEError, MergeTableError, OptionError
+from ..errors import BPEError, MergeTableError, OptionError, quote
 from ..pretokenize import PRETOKENIZERS, REGEX_PATTERNS
 from ..symbols import END_OF_WORD, UNITS, SymbolTable, unit_kind, utf8
 from ..tiebreak import TIE_BREAKS
@@ -155,7 +155,7 @@ def _rebuild(
     try:
         table = SymbolTable(unit, eow, specials, chars=alphabet, final_units=finals)
     except KeyError as exc:
-        raise fail(f"{source}: end_of_word_units holds {exc.args[0]!r}, which is not in the alphabet") from None
+        raise fail(f"{source}: end_of_word_units holds {quote(exc.args[0])}, which is not in the alphabet") from None
     if len(table.char_ids) != len(alphabet):
         raise fail(f"{source}: the alphabet repeats a character")
     for k, (a, b, new) in enumerate(merge_ids):
@@ -167,7 +167,7 @@ def _rebuild(
         elif not (0 <= new < n and table.strings[new] == table.strings[a] + table.strings[b]):
             raise fail(
                 f"{source}: merge_ids[{k}] = {[a, b, new]}: the new id must be {n} (a new token) or an earlier id "
-                f"spelling {table.strings[a] + table.strings[b]!r}"
+                f"spelling {quote(table.strings[a] + table.strings[b])}"
             )
     return table
 
@@ -259,18 +259,18 @@ def _corpus_entry(sha256: str, name: str | None, text: str | None) -> dict[str, 
 
 def _get(doc: dict, key: str, kind: type | tuple[type, ...], source: str, *, null: bool = False) -> object:
     if key not in doc:
-        raise FormatError(f"{source}: the field {key!r} is missing")
+        raise FormatError(f"{source}: the field {quote(key)} is missing")
     value = doc[key]
     if value is None and null:
         return None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise FormatError(f"{source}: the field {key!r} has the wrong type ({type(value).__name__})")
+        raise FormatError(f"{source}: the field {quote(key)} has the wrong type ({type(value).__name__})")
     return value
 
 
 def _choice(value: object, key: str, allowed: Mapping[str, str], source: str) -> str:
     if value not in allowed:
-        raise FormatError(f"{source}: settings.{key} is {value!r}; expected one of: {', '.join(allowed)}")
+        raise FormatError(f"{source}: settings.{key} is {quote(value)}; expected one of: {', '.join(allowed)}")
     return value  # type: ignore[return-value]
 
 
@@ -301,11 +301,12 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
     for k, (item, (a, b, _new)) in enumerate(zip(merges, merge_ids)):
         if item != [table.strings[a], table.strings[b]]:
             raise FormatError(
-                f"{source}: merges[{k}] is {item!r} but merge_ids[{k}] spells {[table.strings[a], table.strings[b]]!r}"
+                f"{source}: merges[{k}] is {quote(item)} but merge_ids[{k}] spells "
+                f"{quote([table.strings[a], table.strings[b]])}"
             )
     learned = doc.get("learned_size")
     if learned is not None and learned != len(table):
-        raise FormatError(f"{source}: learned_size is {learned!r} but the merges give {len(table)} ids")
+        raise FormatError(f"{source}: learned_size is {quote(learned)} but the merges give {len(table)} ids")
     try:
         tok = Tokenizer(
             table,
@@ -368,7 +369,7 @@ def _read_doc(text: str | bytes, source: str) -> dict:
         raise FormatError(f'{source}: expected a JSON object with "format": "{SESSION_FORMAT}"')
     if doc.get("version") != SESSION_VERSION:
         raise FormatError(
-            f"{source}: session version {doc.get('version')!r} is not supported; expected {SESSION_VERSION}"
+            f"{source}: session version {quote(doc.get('version'))} is not supported; expected {SESSION_VERSION}"
         )
     return doc
 
@@ -425,7 +426,7 @@ def _read_table(doc: dict, unit: str, source: str) -> tuple[list, list, list[tup
     merge_ids: list[tuple[int, int, int]] = []
     for k, item in enumerate(raw_ids):  # type: ignore[arg-type]
         if not (isinstance(item, list) and len(item) == 3 and all(type(x) is int for x in item)):
-            raise FormatError(f"{source}: merge_ids[{k}] is {item!r}; expected [left_id, right_id, new_id]")
+            raise FormatError(f"{source}: merge_ids[{k}] is {quote(item)}; expected [left_id, right_id, new_id]")
         merge_ids.append((item[0], item[1], item[2]))
     merges = _get(doc, "merges", list, source)
     if len(merges) != len(merge_ids):  # type: ignore[arg-type]

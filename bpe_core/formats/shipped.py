@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..encoder import Tokenizer
+from ..errors import quote
 from ..pretokenize import GPT4_PATTERN
 from ._common import FormatError, read_file
 from .gpt2 import load_vocab_merges
@@ -114,7 +115,7 @@ def bundled(name: str) -> Tokenizer:
 
     key = _ALIASES.get(str(name).strip().lower())
     if key is None:
-        raise OptionError(f"unknown bundled tokenizer {name!r}; expected one of: {', '.join(BUNDLED)}")
+        raise OptionError(f"unknown bundled tokenizer {quote(name)}; expected one of: {', '.join(BUNDLED)}")
     with _LOCKS[key]:
         return _load(key)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ..encoder import Tokenizer
-from ..errors import MergeTableError
+from ..errors import MergeTableError, quote
 from ..symbols import MARKER
 from ._common import ExportError, FormatError, decode_text, describe_settings, whitespace_in_merges
 
@@ -83,7 +83,7 @@ def load_subword_nmt(text: str | bytes, *, source: str = "codes", name: str = ""
     if lines and lines[0].startswith("#version:"):
         version = lines[0].split()[-1]
         if version not in ("0.2", "0.2.0"):
-            raise FormatError(f"{source}: line 1: version {version!r} is not supported; expected '#version: 0.2'")
+            raise FormatError(f"{source}: line 1: version {quote(version)} is not supported; expected '#version: 0.2'")
         end_of_word = "attached"
         lines = lines[1:]
         first = 2
@@ -92,7 +92,7 @@ def load_subword_nmt(text: str | bytes, *, source: str = "codes", name: str = ""
         parts = line.strip("\r\n ").split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
             raise FormatError(
-                f"{source}: line {n} holds {len(parts)} field{'s' if len(parts) != 1 else ''} ({line[:80]!r}); "
+                f"{source}: line {n} holds {len(parts)} field{'s' if len(parts) != 1 else ''} ({quote(line)}); "
                 "expected two subword units separated by one space"
             )
         merges.append((parts[0], parts[1]))

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from ..encoder import Tokenizer
-from ..errors import MergeTableError
+from ..errors import MergeTableError, quote
 from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, HFSplit, trusted
 from ..symbols import SymbolTable, missing_bytes_error
 from ._common import (
@@ -128,7 +128,7 @@ def parse_ranks(data: bytes | str, source: str = "ranks.tiktoken") -> dict[bytes
     if bad is not None:
         n = data.count(b"\n", 0, bad.start()) + 1
         char = data[bad.start() : bad.start() + 1]
-        raise line_error(n, f"the byte {char!r} cannot appear in 'base64-token rank'")
+        raise line_error(n, f"the byte {quote(char)} cannot appear in 'base64-token rank'")
     ranks: dict[bytes, int] = {}
     a2b = binascii.a2b_base64
     count = 0
@@ -137,19 +137,18 @@ def parse_ranks(data: bytes | str, source: str = "ranks.tiktoken") -> dict[bytes
         if len(parts) != 2:
             if not parts:
                 continue
-            shown = line[:60].decode("ascii", "replace")
-            raise line_error(n, f"{len(parts)} fields ({shown!r}); expected 'base64-token rank'")
+            raise line_error(n, f"{len(parts)} fields ({quote(line.decode('ascii'))}); expected 'base64-token rank'")
         token, rank_text = parts
         try:
             raw = a2b(token)
         except binascii.Error as exc:
-            raise line_error(n, f"{token[:40].decode('ascii')!r} is not valid base64 ({exc})") from None
+            raise line_error(n, f"{quote(token.decode('ascii'))} is not valid base64 ({exc})") from None
         if not rank_text.isdigit():
-            raise line_error(n, f"the rank {rank_text[:20].decode('ascii')!r} is not a non-negative integer")
+            raise line_error(n, f"the rank {quote(rank_text.decode('ascii'))} is not a non-negative integer")
         if len(rank_text) > 12:
-            raise line_error(n, f"the rank {rank_text[:20].decode('ascii')!r}... is too large (more than 12 digits)")
+            raise line_error(n, f"the rank {quote(rank_text.decode('ascii'))} is too large (more than 12 digits)")
         if not raw or b"=" in token.rstrip(b"="):
-            raise line_error(n, f"{token[:40].decode('ascii')!r} is not valid base64 for a non-empty token")
+            raise line_error(n, f"{quote(token.decode('ascii'))} is not valid base64 for a non-empty token")
         ranks[raw] = int(rank_text)
         count += 1
     if not ranks:
@@ -163,7 +162,7 @@ def parse_ranks(data: bytes | str, source: str = "ranks.tiktoken") -> dict[bytes
                 continue
             raw, rank = a2b(parts[0]), int(parts[1])
             if raw in seen_tokens:
-                raise line_error(n, f"token {raw!r} was already ranked on line {seen_tokens[raw]}")
+                raise line_error(n, f"token {quote(raw)} was already ranked on line {seen_tokens[raw]}")
             if rank in seen_ranks:
                 raise line_error(n, f"rank {rank} was already given on line {seen_ranks[rank]}")
             seen_tokens[raw] = seen_ranks[rank] = n
@@ -253,9 +252,8 @@ def recover_merges(ranks: Mapping[bytes, int], source: str = "ranks") -> list[tu
         splits = [(get(token[:i]), get(token[i:])) for i in candidates]
         splits = [(a, b) for a, b in splits if a is not None and b is not None]
         if not splits:
-            shown = token if n <= 40 else token[:40] + b"..."
             raise FormatError(
-                f"{source}: token {shown!r} ({n:,} bytes, rank {r}) is not the concatenation of two other tokens, "
+                f"{source}: token {quote(token)} (rank {r}) is not the concatenation of two other tokens, "
                 "so no merge can form it; every multi-byte token of a BPE rank file needs a merge pair"
             )
         lower = [s for s in splits if max(s) < r] or splits
@@ -385,9 +383,9 @@ def tokenizer_from_ranks(
     return Tokenizer(table, merges, pretokenizer=pretokenizer, pattern=pattern, name=name, merge_by="bytes")
 
 
-def _name_of(i: int, ranks: Mapping[bytes, int], specials: Mapping[str, int]) -> str:
-    """The token with id ``i`` (a special token, or a rank's bytes as Python writes them), for messages."""
-    found = [s for s, j in specials.items() if j == i] or [repr(t)[2:-1] for t, r in ranks.items() if r == i]
+def _name_of(i: int, ranks: Mapping[bytes, int], specials: Mapping[str, int]) -> str | bytes:
+    """The token with id ``i`` (a special token's text, or a rank's bytes), for messages (quoted, so cut)."""
+    found = [s for s, j in specials.items() if j == i] or [t for t, r in ranks.items() if r == i]
     return found[0] if found else "?"
 
 
@@ -490,7 +488,7 @@ def _ranked_ids(tok: Tokenizer, data: list[bytes]) -> list[int]:
             continue
         if data[i] in owner:
             raise ExportError(
-                f"a tiktoken rank file gives each byte string one rank, but {data[i]!r} is token {owner[data[i]]} "
+                f"a tiktoken rank file gives each byte string one rank, but {quote(data[i])} is token {owner[data[i]]} "
                 f"and token {i} (two merges formed it); save a session file instead, which keeps both"
             )
         owner[data[i]] = i

@@ -312,16 +312,17 @@ class PremiumCurves:
     Attributes:
         reference: the code premiums are measured against.
         merges: the number of merge rules of the table (``k`` runs from 0 to this).
-        ks: the merge counts kept, increasing, from 0 to ``merges``.
+        ks: the merge counts kept, increasing, from 0 to ``merges``: evenly spaced, and the reference's
+            :attr:`mostly_done`.
         counts: ``{code: (tokens after ks[0] merges, tokens after ks[1] merges, ...)}``.
         helped: ``{code: ((rank, tokens saved), ...)}``: the merges that saved the section the most
             (at most :data:`TOP_MERGES`, most first, ties by rank; none that saved nothing).
         last_gain: ``{code: rank}`` of the last merge that saved the section a token (``None``: none did).
         mostly_done: ``{code: k}``: the fewest merges after which the section had made at least
             :attr:`share` of its whole saving (0 when it saves nothing).
-        most_helped: per rank, the code of the section that merge saved the most tokens (the first
-            such section on a tie; ``None`` when it saved none, e.g. a rule learned from text outside
-            the sections).
+        most_helped: per rank, the code of the section that merge saved the most tokens (on a tie the
+            reference, else the first in the sections' order; ``None`` when it saved none, e.g. a rule
+            learned from text outside the sections).
         saved: per rank, the tokens that merge saved all sections together.
         share: the share :attr:`mostly_done` is measured at.
     """
@@ -385,8 +386,13 @@ class _Tally:
                 total[r] += n
                 if n > best[r]:
                     best[r], winner[r] = n, code
-        goal = full[0] - self.share * (full[0] - full[-1])
-        self.mostly_done[code] = next(k for k, n in enumerate(full) if n <= goal)
+        self.mostly_done[code] = _mostly_done(full, self.share)
+
+
+def _mostly_done(full: list[int], share: float) -> int:
+    """The fewest merges after which a count list has made ``share`` of its whole saving."""
+    goal = full[0] - share * (full[0] - full[-1])
+    return next(k for k, n in enumerate(full) if n <= goal)
 
 
 def premium_curves(
@@ -416,12 +422,14 @@ def premium_curves(
         sections: see :data:`Sections`; must include ``reference``.
         reference: the code premiums are measured against.
         order: ``"rank"`` or ``"sequential"``.
-        points: how many values of ``k`` to keep (at least 2: 0 and the whole table).
+        points: how many evenly spaced values of ``k`` to keep (at least 2: 0 and the whole table);
+            the reference's :attr:`PremiumCurves.mostly_done` is kept as well.
         share: the share of a section's saving that :attr:`PremiumCurves.mostly_done` marks.
-        progress: called as ``progress(done, total)`` after each section.
+        progress: called as ``progress(done, total)`` after each section (the reference first).
 
     Returns:
-        A :class:`PremiumCurves`; its counts at the last ``k`` equal :func:`token_counts`.
+        A :class:`PremiumCurves` (its dicts in ``sections``' order); its counts at the last ``k`` equal
+        :func:`token_counts`.
 
     Raises:
         SectionError: ``reference`` is missing. OptionError: unknown ``order``. ValueError:
@@ -433,16 +441,21 @@ def premium_curves(
         raise ValueError(f"points must be at least 2 and share in (0, 1]; got {points} and {share}")
     tok = _tokenizer_of(tokenizer)
     merges = len(tok.model.merge_ids)
-    tally = _Tally(merges, curve_points(merges, points), share)
-    for done, (code, section) in enumerate(sections.items(), start=1):
-        tally.add(code, token_counts_by_merges(tok, _text_of(section), order))
+    first = token_counts_by_merges(tok, _text_of(sections[reference]), order)  # the reference's point joins ks
+    tally = _Tally(merges, tuple(sorted({*curve_points(merges, points), _mostly_done(first, share)})), share)
+    tally.add(reference, first)
+    others = [code for code in sections if code != reference]
+    for done, code in enumerate(others, start=2):
         if progress is not None:
-            progress(done, len(sections))
+            progress(done - 1, len(sections))
+        tally.add(code, token_counts_by_merges(tok, _text_of(sections[code]), order))
+    if progress is not None:
+        progress(len(sections), len(sections))
     return PremiumCurves(
         reference,
         merges,
         tally.ks,
-        tally.counts,
+        {code: tally.counts[code] for code in sections},
         tally.helped,
         tally.last_gain,
         tally.mostly_done,

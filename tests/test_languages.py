@@ -166,7 +166,7 @@ def test_curves_worked_by_hand():
     # eng "low lower": 8 symbols; (l,o) -> 6; (lo,w) -> 4; (e,r) -> 3.  fra "er er er": 6, 6, 6, 3.
     tok = Tokenizer.from_merges([("l", "o"), ("lo", "w"), ("e", "r")], pretokenizer="whitespace")
     curves = premium_curves(tok, {"eng": "low lower", "fra": "er er er"}, share=0.5)
-    assert curves.ks == (0, 1, 2, 3) and curves.merges == 3
+    assert curves.ks == (0, 1, 2, 3) and curves.merges == 3 and list(curves.counts) == ["eng", "fra"]
     assert curves.counts == {"eng": (8, 6, 4, 3), "fra": (6, 6, 6, 3)}
     assert curves.premium_curve("fra") == (0.75, 1.0, 1.5, 1.0) and curves.premiums(2) == {"eng": 1.0, "fra": 1.5}
     assert curves.helped == {"eng": ((0, 2), (1, 2), (2, 1)), "fra": ((2, 3),)}
@@ -196,7 +196,7 @@ def test_curves_equal_tables_cut_to_k_merges_and_never_rise(sections, settings):
     result = bpe_core.train(corpus, num_merges=300, **settings)
     texts = {code: s.text[:1500] for code, s in mix.items()}
     curves = premium_curves(result, texts, points=7)
-    assert curves.ks == (0, 50, 100, 150, 200, 250, 300)
+    assert set(curves.ks) == {0, 50, 100, 150, 200, 250, 300, curves.mostly_done["eng"]}  # English's point kept
     eow = {"end_of_word": "separate"} if settings["pretokenizer"] == "whitespace_eow" else {}
     for i, k in enumerate(curves.ks):
         cut = Tokenizer.from_merges(result.merges[:k], **settings, **eow)

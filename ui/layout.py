@@ -51,10 +51,10 @@ PAGES: tuple[PageLink, ...] = (
     PageLink("app.py", "Train", ":material/model_training:"),
     PageLink(ENCODE_PAGE, "Encode", ":material/text_fields:"),
     PageLink("pages/compare.py", "Compare", ":material/compare_arrows:"),
-    PageLink("pages/languages.py", "Languages", ":material/translate:"),
     PageLink("pages/lessons.py", "Lessons", ":material/school:"),
     PageLink("pages/provenance.py", "Token trees", ":material/account_tree:"),
     PageLink("pages/check.py", "Check an example", ":material/fact_check:"),
+    PageLink("pages/languages.py", "Languages", ":material/translate:"),
 )
 """The navigation, in order. A new page: add its script to ``pages/`` and a row here."""
 

@@ -166,6 +166,7 @@ def test_real_tokenizers_are_runs_beside_the_trained_ones():
         ids = bundled(name).encode(text)
         assert (row["tokens"], row["vocabulary"]) == (len(ids), bundled(name).vocab_size)
         assert row["chars per token"] == round(len(text) / len(ids), 3)
+    assert table.set_index("run").loc["GPT-2", "tokenizer"] == "GPT-2, 50,000 merges"
     headings = [m.value for m in at.markdown if " chars per token" in m.value]
     assert headings[0].startswith("**A: whitespace_eow/char/separate**: 36 tokens, 1.50 chars per token")
     assert headings[2:] == [

@@ -143,7 +143,7 @@ for label in real:
             shown_runs[label] = (kind, table.tokenizer, "rank")
         else:
             tok = ready_tokenizer(label)
-            shown_runs[label] = (f"{label}, {len(tok.model.merge_ids):,} merges", tok, "rank")
+            shown_runs[label] = (f"{label}, {len(tok.merge_ids):,} merges", tok, "rank")
     except (BPEError, TypeError) as exc:
         st.error(f"Cannot load {label}: {plain(exc)}")
 traces = {name: tok.encode_with_trace(test_text, order=order) for name, (_, tok, order) in shown_runs.items()}

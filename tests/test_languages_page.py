@@ -189,3 +189,20 @@ def test_a_link_opens_a_language_and_the_train_button_trains_on_the_udhr():
     assert any("of the table's 2,000 merges" in c.value for c in at.caption)
     shares = charts(at)[5]["data"]
     assert {"Latin", "Devanagari", "Han"} <= {t["name"] for t in shares}
+
+
+def test_hostile_link_values_end_in_messages_on_the_languages_page():
+    from .test_app_hostile import HOSTILE_LINK, open_link, warnings
+
+    hostile = HOSTILE_LINK | {
+        LANG_PARAM: "<script>alert(1)</script>",
+        state.LANG_MEASURE: "1e400",
+        state.LANG_HIGHLIGHT: "<img src=x onerror=alert(2)>",
+    }
+    at = open_link(hostile, PAGE)
+    assert not at.exception
+    said = warnings(at)
+    assert "set_budget must be a whole number from 0 to 200,000, got 'inf'" in said
+    assert "This link names a language the UDHR sample does not hold (<script>alert(1)</script>)" in said
+    assert at.radio(key=state.LANG_MEASURE).value == "premium"  # an unknown choice: the default
+    assert at.multiselect(key=state.LANG_HIGHLIGHT).value == ["fra", "rus", "arb", "hin", "cmn_hans", "mya"]

@@ -218,3 +218,14 @@ def test_curve_arguments_are_checked():
         premium_curves(tok, {"eng": "lo"}, points=1)
     with pytest.raises(ValueError, match=r"share in \(0, 1\]"):
         premium_curves(tok, {"eng": "lo"}, share=0)
+
+
+def test_the_benchmark_runs(capsys):
+    """``python3 -m bench.languages`` runs end to end (no time is asserted: the numbers come from running it)."""
+    from bench import languages
+
+    languages.main(repeats=1)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "UDHR: 84 languages, 858,155 characters"
+    assert lines[1].startswith("premium curves, 2,000 merges:") and "ratio" in lines[1]
+    assert [line.split(":")[0] for line in lines[3:]] == [f"token_premiums {n}" for n in GOLDEN]

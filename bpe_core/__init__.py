@@ -8,6 +8,8 @@ The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read
 :func:`audit_vocabulary` finds glitch tokens: partial-UTF-8, unreachable and unused ones (:mod:`bpe_core.audit`);
 :func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
 worked example against what BPE really does (:mod:`bpe_core.checking`).
+:func:`parallel_sections` and :func:`token_premiums` measure what a tokenizer
+charges each language of a parallel text (:mod:`bpe_core.languages`).
 """
 
 from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
@@ -25,6 +27,7 @@ from .checking import (
 )
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
+from .languages import ParallelSection, PremiumCurves, SectionError, parallel_sections, premium_curves, token_premiums
 from .model import MergeModel
 from .pipeline import Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import PRETOKENIZERS, pretokenize
@@ -76,10 +79,13 @@ __all__ = [
     "OptionError",
     "OrderDifference",
     "PRETOKENIZERS",
+    "ParallelSection",
     "PieceTrace",
     "PreTokenizer",
+    "PremiumCurves",
     "RoundTrip",
     "RuleApplication",
+    "SectionError",
     "SpecialTokens",
     "TIE_BREAKS",
     "Temporaries",
@@ -99,8 +105,11 @@ __all__ = [
     "count_utf8",
     "find_settings",
     "merge_tree",
+    "parallel_sections",
     "parse_word_counts",
+    "premium_curves",
     "pretokenize",
+    "token_premiums",
     "train",
     "unicode_to_bytes",
 ]

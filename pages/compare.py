@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+import bpe_core
 from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
 from ui import sidebar, state
-from ui.cache import READY, held_out_counts, ready_tokenizer, sample_text, start_preload, trained
+from ui.cache import READY, held_out_counts, ready_tokenizer, sample_text, session_trained, start_preload, trained
 from ui.corpus import SAMPLES, shares_text
 from ui.layout import setup_page
 from ui.links import CMP_MAX_MERGES
@@ -21,6 +22,8 @@ from viz.compare import (
     divergence_text,
     merge_diff,
     merge_timeline,
+    run_heading,
+    text_under_runs,
     texts_row,
     timeline_style,
     tokens_formed_twice,
@@ -58,6 +61,7 @@ MAX_DRAWN = 500
 MAX_UNIQUE = 30
 BIND = "query-params"
 LETTERS = "ABCD"
+TRAIN_PAGE_TABLE = "Train page's table"
 
 setup_page("Compare")
 st.title("Compare: what changes what BPE learns")
@@ -117,29 +121,48 @@ for (i, col), (name, result) in zip(enumerate(columns), results.items()):
             bind=BIND,
         )
 
-st.subheader("The test text under each run")
-with st.container(key=WRAP_COLUMNS):  # four runs beside a sidebar: a new row, not labels broken mid-word
-    text_columns = st.columns(len(results))
-for col, (name, result) in zip(text_columns, results.items()):
-    order = orders[name]
-    trace = result.tokenizer.encode_with_trace(test_text, order=order)
-    with col:
-        st.markdown(f"**{name}**: {len(trace.ids)} tokens ({order} order)")
-        st.html(tokens_row(token_views(result.tokenizer, trace, limit=MAX_DRAWN), show_ids=False))
-        if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
-            st.caption(f"Showing {note}.")
+real = st.multiselect(
+    "Real tokenizers as runs, on the test text",
+    [TRAIN_PAGE_TABLE, *READY],
+    default=list(READY),
+    key=state.CMP_REAL,
+    help="GPT-2, cl100k_base (GPT-4) and o200k_base (GPT-4o) with their own tables, and the Train page's table "
+    "(your corpus with the sidebar's settings and budget), beside the runs trained here.",
+    bind=BIND,
+)
+start_preload(tuple(label for label in real if label in READY))
+shown_runs: dict[str, tuple[str, bpe_core.Tokenizer, str]] = {
+    name: (f"trained here, {result.num_merges:,} merges", result.tokenizer, orders[name])
+    for name, result in results.items()
+}
+for label in real:
+    try:
+        if label == TRAIN_PAGE_TABLE:
+            table = session_trained(corpus, base)
+            kind = f"the Train page's table: {base.pretokenizer}/{base.unit}, {table.num_merges:,} merges"
+            shown_runs[label] = (kind, table.tokenizer, "rank")
+        else:
+            tok = ready_tokenizer(label)
+            shown_runs[label] = (f"{label}, {len(tok.merge_ids):,} merges", tok, "rank")
+    except (BPEError, TypeError) as exc:
+        st.error(f"Cannot load {label}: {plain(exc)}")
+traces = {name: tok.encode_with_trace(test_text, order=order) for name, (_, tok, order) in shown_runs.items()}
 
-if st.toggle(f"And under the real tokenizers: {', '.join(READY)}", key=state.CMP_REAL, bind=BIND):
-    start_preload(tuple(READY))
-    for col, label in zip(st.columns(len(READY)), READY):
+st.subheader("The test text under each run")
+st.dataframe(
+    text_under_runs(test_text, {n: (kind, tok.vocab_size, traces[n].ids) for n, (kind, tok, _) in shown_runs.items()}),
+    hide_index=True,
+    width="stretch",
+)
+groups = [g for g in (list(results), [n for n in shown_runs if n not in results]) if g]
+with st.container(key=WRAP_COLUMNS):  # four runs beside a sidebar: a new row, not labels broken mid-word
+    rows = [st.columns(len(group)) for group in groups]  # the runs trained here, then the real tokenizers
+for group, text_columns in zip(groups, rows):
+    for col, name in zip(text_columns, group):
+        _, tok, order = shown_runs[name]
+        trace = traces[name]
         with col:
-            try:
-                tok = ready_tokenizer(label)
-            except BPEError as exc:
-                st.error(f"Cannot load {label}: {plain(exc)}")
-                continue
-            trace = tok.encode_with_trace(test_text)
-            st.markdown(f"**{label}**: {len(trace.ids)} tokens")
+            st.markdown(run_heading(name, len(trace.ids), len(test_text), f"{order} order" if name in results else ""))
             st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
             if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
                 st.caption(f"Showing {note}.")

@@ -106,8 +106,6 @@ def test_text_upload_is_streamed_and_counted_when_trained(at):
 def test_compare_cuts_the_test_text_with_the_real_tokenizers(at):
     at.switch_page(page("compare")).run()
     assert not at.exception
-    at.toggle(key=state.CMP_REAL).set_value(True).run()
-    assert not at.exception
-    shown = [seen(m.value) for m in at.markdown]
+    shown = [seen(m.value) for m in at.markdown]  # the real tokenizers are runs by default
     for label, count in [("GPT-2", 10), ("cl100k_base", 10), ("o200k_base", 9)]:
-        assert f"**{label}**: {count} tokens" in shown, shown
+        assert any(s.startswith(f"**{label}**: {count} tokens") for s in shown), shown

@@ -8,9 +8,11 @@ import json
 from streamlit.testing.v1 import AppTest
 
 import bpe_core
+from bpe_core.formats import bundled
 from ui import state
+from ui.cache import READY
 from ui.settings import TrainSettings
-from viz.compare import coinciding, divergence, divergence_text, tokens_formed_twice
+from viz.compare import coinciding, divergence, divergence_text, run_heading, text_under_runs, tokens_formed_twice
 
 from .conftest import REPO
 
@@ -126,3 +128,58 @@ def test_switch_run_is_chosen_by_letter():
     assert at.selectbox(key=state.CMP_SWITCH_RULE).label == "Instead of first_seen"
     fresh = compare({state.CMP_SWITCH_RUN: "B", state.cmp_key(1, "tie_break"): "alphabetical"})
     assert fresh.selectbox(key=state.CMP_SWITCH_RULE).label == "Instead of alphabetical"
+
+
+# ----------------------------------------------------------------- real tokenizers as runs (issue 21, item 5)
+
+
+def test_text_under_runs_counts_characters_and_bytes_per_token():
+    frame = text_under_runs("héllo wörld", {"A": ("trained", 300, [1, 2, 3, 4]), "B": ("GPT-2", 50257, [])})
+    assert frame.to_dict("list") == {
+        "run": ["A", "B"],
+        "tokenizer": ["trained", "GPT-2"],
+        "vocabulary": [300, 50257],
+        "tokens": [4, 0],
+        "chars per token": [2.75, 0.0],
+        "bytes per token": [3.25, 0.0],
+    }
+    assert run_heading("GPT-2", 4, 11) == "**GPT-2**: 4 tokens, 2.75 chars per token"
+    assert (
+        run_heading("A: gpt2/byte", 0, 0, "rank order") == "**A: gpt2/byte**: 0 tokens, 0 chars per token (rank order)"
+    )
+
+
+def test_real_tokenizers_are_runs_beside_the_trained_ones():
+    at = compare({state.CMP_TEXT: "Tokenizers see the same text differently: 東京, naïve, 🙂"})
+    assert at.multiselect(key=state.CMP_REAL).value == ["GPT-2", "cl100k_base", "o200k_base"]
+    table = at.dataframe[0].value
+    assert list(table["run"]) == [
+        "A: whitespace_eow/char/separate",
+        "B: gpt2/byte",
+        "GPT-2",
+        "cl100k_base",
+        "o200k_base",
+    ]
+    text = "Tokenizers see the same text differently: 東京, naïve, 🙂"
+    for label, name in (("GPT-2", "gpt2"), ("cl100k_base", "cl100k_base"), ("o200k_base", "o200k_base")):
+        row = table.set_index("run").loc[label]
+        ids = bundled(name).encode(text)
+        assert (row["tokens"], row["vocabulary"]) == (len(ids), bundled(name).vocab_size)
+        assert row["chars per token"] == round(len(text) / len(ids), 3)
+    assert table.set_index("run").loc["GPT-2", "tokenizer"] == "GPT-2, 50,000 merges"
+    headings = [m.value for m in at.markdown if " chars per token" in m.value]
+    assert headings[0].startswith("**A: whitespace_eow/char/separate**: 36 tokens, 1.50 chars per token")
+    assert headings[2:] == [
+        run_heading(label, int(table.set_index("run").loc[label, "tokens"]), len(text)) for label in READY
+    ]
+    assert all("bpe-tok" in h.proto.body for h in at.get("html")[:5])  # coloured tokens for every run
+
+
+def test_the_train_page_table_joins_and_a_link_keeps_the_choice():
+    at = compare({state.CMP_REAL: ["Train page's table", "o200k_base"]})
+    table = at.dataframe[0].value
+    assert list(table["run"])[2:] == ["Train page's table", "o200k_base"]
+    kind = table.set_index("run").loc["Train page's table", "tokenizer"]
+    assert kind == "the Train page's table: whitespace_eow/char, 200 merges"
+    none = compare({state.CMP_REAL: ""})  # an empty parameter clears the choice: only the runs trained here
+    assert list(none.dataframe[0].value["run"]) == ["A: whitespace_eow/char/separate", "B: gpt2/byte"]

@@ -54,6 +54,7 @@ PAGES: tuple[PageLink, ...] = (
     PageLink("pages/lessons.py", "Lessons", ":material/school:"),
     PageLink("pages/provenance.py", "Token trees", ":material/account_tree:"),
     PageLink("pages/check.py", "Check an example", ":material/fact_check:"),
+    PageLink("pages/languages.py", "Languages", ":material/translate:"),
 )
 """The navigation, in order. A new page: add its script to ``pages/`` and a row here."""
 

@@ -138,6 +138,19 @@ def cmp_key(index: int, field: str) -> str:
     return f"cmp_{index}_{field}"
 
 
+# Languages page (the token tax)
+LANG_CODE = "lang"
+"""The language whose text is shown tokenized (a section code; also picked by a click on a bar)."""
+LANG_HIGHLIGHT = "lang_curves"
+LANG_MEASURE = "lang_measure"
+LANG_TRAIN = "lang_train_udhr"
+
+
+def lang_chart(index: int) -> str:
+    """The key of the Languages page's premium chart of tokenizer ``index`` (its click selection)."""
+    return f"lang_chart_{index}"
+
+
 # Lessons page
 LESSON = "lesson"
 LAST_LESSON = "lesson_last"

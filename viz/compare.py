@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from pandas.io.formats.style import Styler
 
 from bpe_core import TrainResult
+from viz.encode_views import encode_stats
 from viz.tokens import TokenView, end_of_word_mode, tokens_row, view_of_string, visible
 
 STATUS_COLORS = {"shared by all": "#bbf7d0", "shared by some": "#fef08a", "unique": "#fecaca"}
@@ -336,3 +337,38 @@ def tokens_formed_twice(result: TrainResult) -> int:
     for a, b in result.merges:
         (again if a + b in seen else seen).add(a + b)
     return len(again)
+
+
+def text_under_runs(text: str, runs: Mapping[str, tuple[str, int, Sequence[int]]]) -> pd.DataFrame:
+    """One text seen through several tokenizers, as the tokenizer arenas show it: one row per run.
+
+    Args:
+        text: the text every run encoded.
+        runs: ``{run name: (what it is, vocabulary size, token ids)}`` in display order.
+
+    Returns:
+        Columns ``run``, ``tokenizer``, ``vocabulary``, ``tokens``, ``chars per token`` and
+        ``bytes per token`` (0.0 for a run that gave no token).
+    """
+    rows = []
+    for name, (kind, vocabulary, ids) in runs.items():
+        stats = encode_stats(text, list(ids))
+        rows.append(
+            {
+                "run": name,
+                "tokenizer": kind,
+                "vocabulary": vocabulary,
+                "tokens": stats["tokens"],
+                "chars per token": stats["chars per token"],
+                "bytes per token": stats["bytes per token"],
+            }
+        )
+    columns = ["run", "tokenizer", "vocabulary", "tokens", "chars per token", "bytes per token"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def run_heading(name: str, tokens: int, text_chars: int, note: str = "") -> str:
+    """A run's line above its coloured tokens (markdown; ``name`` is the app's own label, not user text):
+    ``**GPT-2**: 10 tokens, 4.70 chars per token``, and ``note`` in parentheses."""
+    per = f"{text_chars / tokens:.2f}" if tokens else "0"
+    return f"**{name}**: {tokens:,} tokens, {per} chars per token" + (f" ({note})" if note else "")

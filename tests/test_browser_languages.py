@@ -1,0 +1,107 @@
+"""End-to-end: the Languages page and the Compare page with the real tokenizers, in Chromium at 1280x720 (a
+projector's screen), presentation mode included (see test_browser.py). Every wait is on a condition on screen."""
+
+from __future__ import annotations
+
+import pytest
+
+from .app_server import LONG_TASKS, settle
+from .test_browser import _shot, app_url, browser  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.browser
+
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+@pytest.fixture()
+def projector(browser, app_url):  # noqa: F811
+    """A 1280x720 page that fails its test if the app asks anything outside the machine or opens a dialog."""
+    context = browser.new_context(viewport=PROJECTOR)
+    context.add_init_script(LONG_TASKS)
+    pg = context.new_page()
+    outside: list[str] = []
+    dialogs: list[str] = []
+    local = (app_url, "data:", "blob:")
+    pg.on("request", lambda r: None if r.url.startswith(local) else outside.append(r.url))
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    yield pg
+    context.close()
+    assert outside == [] and dialogs == []
+
+
+def _wait_text(pg, text: str, timeout: int = 180_000) -> None:
+    pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
+
+
+def _bars_drawn(pg, at_least: int) -> None:
+    """Wait until the visible premium chart has drawn ``at_least`` bars."""
+    pg.wait_for_function(
+        "n => [...document.querySelectorAll('.js-plotly-plot')].some(g => g.offsetParent !== null"
+        " && g.querySelectorAll('.bars .point').length >= n)",
+        arg=at_least,
+        timeout=180_000,
+    )
+
+
+def _nav_fits(pg) -> None:
+    """The navigation row (seven links and the presentation toggle) stays inside the 1280 px screen."""
+    right = pg.locator(".st-key-navigation").evaluate(
+        "el => Math.max(...[...el.querySelectorAll('a, label')].map(e => e.getBoundingClientRect().right))"
+    )
+    assert right <= PROJECTOR["width"], right
+
+
+def test_languages_page_on_a_projector(projector, app_url):  # noqa: F811
+    pg = projector
+    pg.goto(app_url + "/languages")
+    pg.get_by_role("heading", name="Languages: the token tax").wait_for(timeout=120_000)
+    _wait_text(pg, "GPT-2: English takes 2,035 tokens. The dearest language is Burmese at 20.54×")
+    _bars_drawn(pg, 84)
+    _wait_text(pg, "Hindi, tokenized")
+    _wait_text(pg, "GPT-2: 298 tokens here; the whole declaration 16,896 tokens, 8.30× English")
+    pg.wait_for_function("() => document.querySelectorAll('.bpe-tok').length > 300", timeout=60_000)
+    _nav_fits(pg)
+    settle(pg, 1000)
+    _shot(pg, "languages-1280")
+    # a click on the tallest GPT-2 bar (Burmese) picks that language and puts it in the link
+    point = pg.evaluate(
+        """() => { const g = [...document.querySelectorAll('.js-plotly-plot')].find(e => e.offsetParent !== null);
+            const t = g.data.findIndex(tr => (tr.customdata || []).some(c => c[0] === 'mya'));
+            const i = g.data[t].customdata.findIndex(c => c[0] === 'mya');
+            const bar = g.querySelectorAll('.trace.bars')[t].querySelectorAll('.point')[i];
+            bar.scrollIntoView({block: 'center'});
+            const r = bar.getBoundingClientRect();
+            return {x: r.x + r.width / 2, y: r.y + Math.min(r.height / 2, 20)}; }"""
+    )
+    pg.mouse.click(point["x"], point["y"])
+    _wait_text(pg, "Burmese, tokenized")
+    pg.wait_for_function("() => location.search.includes('lang=mya')", timeout=60_000)
+
+
+def test_languages_and_compare_in_presentation_mode(projector, app_url):  # noqa: F811
+    pg = projector
+    pg.goto(app_url + "/languages?present=true&lang=jpn")
+    pg.get_by_test_id("stExpandSidebarButton").wait_for(timeout=120_000)
+    assert pg.get_by_role("switch", name="Presentation mode").is_checked()
+    _bars_drawn(pg, 84)
+    _wait_text(pg, "Japanese, tokenized")
+    _nav_fits(pg)
+    pg.get_by_role("tab", name="o200k_base").click()
+    _wait_text(pg, "o200k_base: English takes 2,017 tokens.")
+    _bars_drawn(pg, 84)
+    _wait_text(pg, "English had made 90% of its whole saving by merge")
+    settle(pg, 1000)
+    _shot(pg, "languages-present")
+
+    pg.goto(app_url + "/compare?present=true")
+    pg.get_by_role("heading", name="The test text under each run").wait_for(timeout=120_000)
+    for heading in ("GPT-2: 10 tokens, 4.70 chars per token", "cl100k_base: 10 tokens, 4.70 chars per token",
+                    "o200k_base: 9 tokens, 5.22 chars per token"):  # fmt: skip
+        _wait_text(pg, heading)
+    grid = pg.locator("[data-testid='stDataFrame']").first
+    grid.wait_for(timeout=60_000)
+    every = 33 + 36 + 10 + 10 + 9  # every run's coloured tokens
+    pg.wait_for_function(f"() => document.querySelectorAll('.bpe-tok').length >= {every}", timeout=60_000)
+    _nav_fits(pg)
+    settle(pg, 1000)
+    _shot(pg, "compare-present")

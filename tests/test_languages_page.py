@@ -1,0 +1,208 @@
+"""The Languages page (issue 21, item 2): its tables and charts built directly, and the page in AppTest with
+the real tokenizers: bars per tokenizer, a language's text tokenized, and the premium curves of the table
+trained here, before and after training on the UDHR itself."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import ParallelSection, Tokenizer, premium_curves
+from ui import state
+from ui.languages import LANG_PARAM, UDHR_SAMPLE
+from viz.languages import (
+    OTHER_COLORS,
+    SCRIPT_COLORS,
+    curves_figure,
+    excerpt,
+    gains_frame,
+    helped_frame,
+    merge_share_frame,
+    premium_figure,
+    premium_frame,
+    premium_summary,
+    reference_story,
+    script_colors,
+)
+
+from .conftest import REPO
+
+APP = str(REPO / "app.py")
+PAGE = "pages/languages.py"
+
+
+def section(code: str, name: str, text: str) -> ParallelSection:
+    from bpe_core.languages import letter_scripts
+
+    return ParallelSection(code, name, "T", text, 1, letter_scripts(text))
+
+
+SECTIONS = {
+    "eng": section("eng", "English", "low lower"),
+    "fra": section("fra", "French", "er er er"),
+    "rus": section("rus", "Russian", "мир мир"),
+}
+TOK = Tokenizer.from_merges([("l", "o"), ("lo", "w"), ("e", "r")], pretokenizer="whitespace")
+
+
+@pytest.fixture(scope="module")
+def curves():
+    return premium_curves(TOK, SECTIONS)
+
+
+# ----------------------------------------------------------------- tables and charts
+
+
+def test_premium_frame_and_figure():
+    frame = premium_frame(SECTIONS, {"A": {"eng": 4, "fra": 6, "rus": 2}, "B": {"eng": 2, "fra": 2, "rus": 8}})
+    assert list(frame.columns) == [
+        "language", "code", "script", "characters", "A tokens", "A premium", "B tokens", "B premium",
+    ]  # fmt: skip
+    assert list(frame["A premium"]) == [1.0, 1.5, 0.5] and list(frame["script"]) == ["Latin", "Latin", "Cyrillic"]
+    fig = premium_figure(frame, "A", selected="fra")
+    bars = [(t.name, list(t.x)) for t in fig.data]
+    assert bars == [("Cyrillic", ["rus"]), ("English (reference)", ["eng"]), ("Latin", ["fra"])]  # lowest first
+    assert list(fig.layout.xaxis.categoryarray) == ["rus", "eng", "fra"]
+    assert list(fig.layout.xaxis.ticktext) == ["Russian", "English", "French"]
+    assert fig.data[2].marker.line.width == (3,) and fig.data[0].marker.line.width == (0,)  # the pick outlined
+    assert fig.data[2].customdata[0][0] == "fra"  # a click names the language by code
+    assert fig.data[2].marker.color == SCRIPT_COLORS["Latin"]
+    assert premium_summary(frame, "B") == (
+        "B: English takes 2 tokens. The dearest language is Russian at 4.00× (Cyrillic); "
+        "the median premium is 1.00×; 1 of 2 other languages are within 1.5×."
+    )
+
+
+def test_script_colors_are_fixed_or_distinct():
+    many = [f"S{i}" for i in range(40)]
+    colors = script_colors(["Latin", *many])
+    assert colors["Latin"] == SCRIPT_COLORS["Latin"]
+    assert len(set(colors[s] for s in many[: len(OTHER_COLORS)])) == min(40, len(OTHER_COLORS))
+    assert not set(OTHER_COLORS) & set(SCRIPT_COLORS.values())
+
+
+def test_curves_tables_and_story(curves):
+    gains = gains_frame(curves, SECTIONS)
+    assert list(gains["code"]) == ["rus", "eng", "fra"]  # dearest after all merges first: no rule has Cyrillic
+    row = gains.set_index("code").loc["eng"]
+    assert (row["tokens before merges"], row["after 3 merges"], row["saved %"]) == (8, 3, 62.5)
+    assert row["last merge that helped"] == 3 and row["90% of its saving by merge"] == 3
+    assert gains.set_index("code").loc["rus", "last merge that helped"] is pd.NA
+    helped = helped_frame(curves, "eng", {0: "l + o", 1: "lo + w", 2: "e + r"}, SECTIONS)
+    assert helped.to_dict("list") == {
+        "merge": [1, 2, 3],
+        "rule": ["l + o", "lo + w", "e + r"],
+        "tokens saved": [2, 2, 1],
+        "share of its saving %": [40.0, 40.0, 20.0],
+        "saved most": ["this language", "this language", "French"],
+    }
+    assert reference_story(curves, SECTIONS) == (
+        "English had made 90% of its whole saving by merge 3 of 3; the last merge that saved it a token is "
+        "merge 3. From merge 3 on, English shrank by 0.0% more, the other languages by 0.0% on average."
+    )
+    shares = merge_share_frame(curves, SECTIONS, bins=3)
+    assert shares.to_dict("list") == {
+        "first merge": [1, 2, 3], "last merge": [1, 2, 3], "script": ["Latin"] * 3, "merges": [1, 1, 1],
+    }  # fmt: skip
+    fig = curves_figure(curves, SECTIONS, ["fra", "fra", "eng"])
+    assert [t.name for t in fig.data] == ["Russian [rus]", "French [fra]", "English [eng]"]  # once each, eng last
+    assert [t.showlegend for t in fig.data] == [False, True, True]
+
+
+def test_story_without_merges_or_gain():
+    none = premium_curves(Tokenizer.from_merges([], pretokenizer="whitespace"), SECTIONS)
+    assert reference_story(none, SECTIONS).startswith("The table has no merges yet")
+    other = premium_curves(Tokenizer.from_merges([("м", "и")], pretokenizer="whitespace"), SECTIONS)
+    assert reference_story(other, SECTIONS) == (
+        "No merge of this table saved English a single token: it was trained on other text."
+    )
+
+
+def test_excerpt_cuts_at_lines_or_spaces():
+    assert excerpt("short") == "short"
+    assert excerpt("one line\ntwo line\nthree", chars=12) == "one line\n"
+    assert excerpt("a long line without breaks", chars=10) == "a long "
+    assert excerpt("x" * 30, chars=10) == "x" * 10
+
+
+# ----------------------------------------------------------------- the page
+
+
+def languages(params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page(PAGE)
+    at.query_params.update(params or {})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_page_shows_every_tokenizer_and_the_curves():
+    at = languages()
+    assert not at.error
+    assert [t.label for t in at.tabs] == ["GPT-2", "cl100k_base", "o200k_base", "Trained here", "All as a table"]
+    figures = charts(at)
+    assert len(figures) == 6  # four premium charts, the curves, the merges per script
+    gpt2 = figures[0]["data"]
+    assert sum(len(t["x"]) for t in gpt2) == 84 and gpt2[0]["name"] == "English (reference)"
+    summary = at.caption[2].value.replace("\\", "")  # shown as plain text: markdown punctuation escaped
+    assert summary.startswith("GPT-2: English takes 2,035 tokens. The dearest language is Burmese at 20.54×")
+    table = at.dataframe[0].value
+    assert len(table) == 84 and table.set_index("code").loc["hin", "o200k_base tokens"] == 3178
+    assert at.selectbox(key=state.LANG_CODE).value == "hin"
+    said = [m.value for m in at.markdown]
+    assert "**GPT-2**: 298 tokens here; the whole declaration 16,896 tokens, 8.30× English" in said
+    assert any(s.replace("\\", "").startswith("English had made 90% of its whole saving by merge") for s in said)
+    assert at.subheader[-1].value == "The merges that saved Hindi the most"
+    assert at.info[0].value.startswith("The Train page's table was trained on Shakespeare excerpt")
+    # a language picked from the list (or a link) shows its own text and outlines its bar
+    at.selectbox(key=state.LANG_CODE).set_value("mya").run()
+    assert at.subheader[0].value == "Burmese, tokenized"
+    outlined = [x for t in charts(at)[2]["data"] for x, w in zip(t["x"], t["marker"]["line"]["width"]) if w]
+    assert outlined == ["mya"]
+
+
+def test_a_link_opens_a_language_and_the_train_button_trains_on_the_udhr():
+    odd = languages({LANG_PARAM: "<b>xx</b>"})
+    assert odd.warning[0].value.replace("\\", "") == (
+        "This link names a language the UDHR sample does not hold (<b>xx</b>); showing Hindi."
+    )
+    at = languages({LANG_PARAM: "jpn", state.LANG_MEASURE: "tokens left"})
+    assert at.subheader[0].value == "Japanese, tokenized"
+    assert charts(at)[4]["layout"]["yaxis"]["title"]["text"].startswith("tokens left")
+    at.button(key=state.LANG_TRAIN).click().run()
+    assert not at.exception and not at.error
+    corpus, settings = at.session_state[state.APPLIED_CORPUS], at.session_state[state.APPLIED_SETTINGS]
+    assert corpus.name == UDHR_SAMPLE and (settings.pretokenizer, settings.unit, settings.budget) == (
+        "gpt2",
+        "byte",
+        2000,
+    )
+    assert not at.info  # trained on the mix: no call to train on it
+    assert any("of the table's 2,000 merges" in c.value for c in at.caption)
+    shares = charts(at)[5]["data"]
+    assert {"Latin", "Devanagari", "Han"} <= {t["name"] for t in shares}
+
+
+def test_hostile_link_values_end_in_messages_on_the_languages_page():
+    from .test_app_hostile import HOSTILE_LINK, open_link, warnings
+
+    hostile = HOSTILE_LINK | {
+        LANG_PARAM: "<script>alert(1)</script>",
+        state.LANG_MEASURE: "1e400",
+        state.LANG_HIGHLIGHT: "<img src=x onerror=alert(2)>",
+    }
+    at = open_link(hostile, PAGE)
+    assert not at.exception
+    said = warnings(at)
+    assert "set_budget must be a whole number from 0 to 200,000, got 'inf'" in said
+    assert "This link names a language the UDHR sample does not hold (<script>alert(1)</script>)" in said
+    assert at.radio(key=state.LANG_MEASURE).value == "premium"  # an unknown choice: the default
+    assert at.multiselect(key=state.LANG_HIGHLIGHT).value == ["fra", "rus", "arb", "hin", "cmn_hans", "mya"]

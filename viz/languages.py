@@ -1,0 +1,378 @@
+"""The token tax in tables and charts: each language's tokens and premium over English, per tokenizer,
+and how a table trained here shares its merges out between languages as it grows.
+
+Reads :class:`bpe_core.ParallelSection` and :class:`bpe_core.PremiumCurves` (plain data); text for
+captions is plain (escape it with :func:`viz.markdown.plain` before markdown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from bpe_core import ParallelSection, PremiumCurves, TrainResult
+from viz.compare import token_text
+
+SCRIPT_COLORS = {
+    "Latin": "#2563eb",
+    "Cyrillic": "#dc2626",
+    "Greek": "#0891b2",
+    "Arabic": "#16a34a",
+    "Hebrew": "#65a30d",
+    "Han": "#d97706",
+    "Hiragana + Han": "#b45309",
+    "Hangul": "#f59e0b",
+    "Devanagari": "#9333ea",
+}
+"""Fixed colours for the scripts most languages of the sample use; others get :data:`OTHER_COLORS` in turn."""
+_TOO_CLOSE = {"#3283fe", "#325a9b", "#e2e2e2", "#f7e1a0", "#565656", "#222a2a", "#2e91e5"}
+"""Palette colours too near a fixed one, the faded lines or the reference's near-black."""
+OTHER_COLORS = tuple(
+    dict.fromkeys(
+        c
+        for c in qualitative.Alphabet + qualitative.Dark24
+        if c.lower() not in SCRIPT_COLORS.values() and c.lower() not in _TOO_CLOSE
+    )
+)
+REFERENCE_COLOR = "#0f172a"
+"""The reference language's bar and line."""
+FADED = "#cbd5e1"
+"""Lines of languages not picked out on the curves chart."""
+HIGHLIGHT = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#d97706", "#0891b2", "#db2777", "#4d7c0f")
+"""Lines of the languages picked out on the curves chart, in order."""
+MEASURES = {
+    "premium": "premium over English (tokens / English tokens)",
+    "tokens left": "tokens left (share of the tokens before any merge)",
+}
+"""What the curves chart can plot, with its axis title."""
+
+
+def script_colors(scripts: Sequence[str]) -> dict[str, str]:
+    """A colour per script: :data:`SCRIPT_COLORS` where given, the rest from :data:`OTHER_COLORS` in order."""
+    others = iter(OTHER_COLORS * (1 + len(scripts) // max(1, len(OTHER_COLORS))))
+    return {s: SCRIPT_COLORS.get(s) or next(others) for s in dict.fromkeys(scripts)}
+
+
+def tokens_column(label: str) -> str:
+    """The frame column holding tokenizer ``label``'s token counts."""
+    return f"{label} tokens"
+
+
+def premium_column(label: str) -> str:
+    """The frame column holding tokenizer ``label``'s premiums."""
+    return f"{label} premium"
+
+
+def premium_frame(
+    sections: Mapping[str, ParallelSection], counts: Mapping[str, Mapping[str, int]], reference: str = "eng"
+) -> pd.DataFrame:
+    """One row per section: language, code, script, characters, and per tokenizer its tokens and premium.
+
+    Args:
+        sections: ``{code: section}`` (:func:`bpe_core.parallel_sections`).
+        counts: ``{tokenizer label: {code: tokens}}`` (:func:`bpe_core.languages.token_counts`).
+        reference: the code premiums are over (its premium is 1.0).
+
+    Returns:
+        A DataFrame in the sections' order; ``"<label> premium"`` is tokens over the reference's tokens.
+    """
+    frame = pd.DataFrame(
+        {
+            "language": [s.name for s in sections.values()],
+            "code": list(sections),
+            "script": [s.script for s in sections.values()],
+            "characters": [len(s.text) for s in sections.values()],
+        }
+    )
+    for label, by_code in counts.items():
+        tokens = [by_code[code] for code in sections]
+        frame[tokens_column(label)] = tokens
+        frame[premium_column(label)] = [n / by_code[reference] for n in tokens]
+    return frame
+
+
+def premium_figure(
+    frame: pd.DataFrame, label: str, *, reference: str = "eng", selected: str | None = None, height: int = 420
+) -> go.Figure:
+    """Bars of tokenizer ``label``'s premium per language, lowest first, coloured by script.
+
+    One trace per script (so the legend names the scripts) and one for the reference language, drawn
+    dark; each bar's ``customdata`` starts with its code, so a click on it can pick the language. A
+    dotted line marks premium 1, and ``selected`` is outlined.
+    """
+    rows = frame.sort_values([premium_column(label), "code"], kind="stable")
+    colors = script_colors(list(rows.loc[rows["code"] != reference, "script"]))
+    groups = rows.assign(group=[f"{n} (reference)" if c == reference else s for c, n, s in
+                                zip(rows["code"], rows["language"], rows["script"])])  # fmt: skip
+    fig = go.Figure()
+    for group, part in groups.groupby("group", sort=False):
+        fig.add_bar(
+            x=part["code"],
+            y=part[premium_column(label)],
+            name=str(group),
+            marker={
+                "color": colors.get(str(group), REFERENCE_COLOR),
+                "line": {"width": [3 if c == selected else 0 for c in part["code"]], "color": "#f59e0b"},
+            },
+            customdata=list(zip(part["code"], part["language"], part[tokens_column(label)], part["characters"])),
+            hovertemplate=(
+                "%{customdata[1]} [%{customdata[0]}], " + f"{part['script'].iloc[0]}<br>%{{customdata[2]:,}} tokens "
+                "for %{customdata[3]:,} characters<br>premium %{y:.2f}×<extra></extra>"
+            ),
+        )
+    fig.add_hline(
+        y=1,
+        line={"dash": "dot", "color": REFERENCE_COLOR},
+        annotation_text="1× = English",
+        annotation_position="top left",
+    )
+    fig.update_layout(
+        height=height,
+        margin={"l": 50, "r": 10, "t": 30, "b": 90},
+        barmode="overlay",
+        legend={"title": "script", "font": {"size": 11}},
+        xaxis={
+            "categoryorder": "array",
+            "categoryarray": list(rows["code"]),
+            "tickvals": list(rows["code"]),
+            "ticktext": [_short(n) for n in rows["language"]],
+            "tickfont": {"size": 9},
+            "tickangle": -60,
+        },
+        yaxis={"title": "premium over English (×)"},
+        clickmode="event+select",
+    )
+    return fig
+
+
+def _short(name: str, limit: int = 16) -> str:
+    """A language name cut for a tick label (``Chinese, Mandarin (Simplified)`` -> ``Chinese, Mandarin…``)."""
+    return name if len(name) <= limit else name[: limit - 1].rstrip(" ,(") + "…"
+
+
+def premium_summary(frame: pd.DataFrame, label: str, reference: str = "eng") -> str:
+    """One plain-text sentence on tokenizer ``label``'s premiums: the dearest language, the median, and
+    how many languages are within 1.5× of the reference."""
+    premiums = frame.set_index("code")[premium_column(label)]
+    names = frame.set_index("code")["language"]
+    top = premiums.drop(reference, errors="ignore").idxmax()
+    near = int(((premiums <= 1.5) & (premiums.index != reference)).sum())
+    english = int(frame.set_index("code").loc[reference, tokens_column(label)])
+    return (
+        f"{label}: English takes {english:,} tokens. The dearest language is {names[top]} at "
+        f"{premiums[top]:.2f}× ({frame.set_index('code').loc[top, 'script']}); the median premium is "
+        f"{premiums.median():.2f}×; {near} of {len(premiums) - 1} other languages are within 1.5×."
+    )
+
+
+def curve_values(curves: PremiumCurves, code: str, measure: str) -> list[float]:
+    """Section ``code``'s curve: its premium at each of ``curves.ks``, or (``"tokens left"``) its tokens
+    as a share of its tokens before any merge.
+
+    Raises:
+        KeyError: an unknown ``code`` or ``measure``.
+    """
+    if measure == "premium":
+        return list(curves.premium_curve(code))
+    if measure == "tokens left":
+        counts = curves.counts[code]
+        return [n / counts[0] for n in counts]
+    raise KeyError(f"unknown measure {measure!r}; expected one of: {', '.join(MEASURES)}")
+
+
+def curves_figure(
+    curves: PremiumCurves,
+    sections: Mapping[str, ParallelSection],
+    highlight: Sequence[str],
+    *,
+    measure: str = "premium",
+    height: int = 420,
+) -> go.Figure:
+    """Each language's premium (or tokens left) after ``k`` merges: every language faint, ``highlight``
+    in colour and the reference dark and thick, with the merge by which the reference had made
+    ``curves.share`` of its saving marked."""
+    fig = go.Figure()
+    ref = curves.reference
+    picked = [c for c in dict.fromkeys(highlight) if c in curves.counts and c != ref]
+    for code in [c for c in curves.counts if c not in picked and c != ref] + picked + [ref]:
+        section = sections[code]
+        color = (
+            REFERENCE_COLOR
+            if code == ref
+            else HIGHLIGHT[picked.index(code) % len(HIGHLIGHT)]
+            if (code in picked)
+            else FADED
+        )
+        fig.add_scatter(
+            x=list(curves.ks),
+            y=curve_values(curves, code, measure),
+            mode="lines",
+            name=f"{section.name} [{code}]",
+            line={"color": color, "width": 3 if code == ref else 2 if code in picked else 1},
+            showlegend=code in picked or code == ref,
+            hovertemplate=f"{section.name} ({section.script})<br>after %{{x:,}} merges: %{{y:.3f}}<extra></extra>",
+        )
+    done = curves.mostly_done.get(ref)
+    if done is not None and curves.merges:
+        fig.add_vline(
+            x=done,
+            line={"dash": "dash", "color": REFERENCE_COLOR},
+            annotation_text=f"{sections[ref].name}: {curves.share:.0%} of its saving",
+            annotation_position="top",
+        )
+    fig.update_layout(
+        height=height,
+        margin={"l": 50, "r": 10, "t": 30, "b": 40},
+        xaxis={"title": "merges used (k)"},
+        yaxis={"title": MEASURES[measure], "rangemode": "tozero"},
+        legend={"font": {"size": 11}},
+        hovermode="closest",
+    )
+    return fig
+
+
+def gains_frame(curves: PremiumCurves, sections: Mapping[str, ParallelSection]) -> pd.DataFrame:
+    """Per language: tokens before any merge and after all, the share saved, the premium before and
+    after, the merge by which it had made ``curves.share`` of its saving and the last merge that saved
+    it a token (1-based, blank if none); dearest language (after all merges) first."""
+    before, after = curves.premiums(0), curves.premiums(len(curves.ks) - 1)
+    rows = []
+    for code, counts in curves.counts.items():
+        last = curves.last_gain[code]
+        rows.append(
+            {
+                "language": sections[code].name,
+                "code": code,
+                "script": sections[code].script,
+                "tokens before merges": counts[0],
+                f"after {curves.merges:,} merges": counts[-1],
+                "saved %": round(100 * (counts[0] - counts[-1]) / counts[0], 1) if counts[0] else 0.0,
+                "premium before": round(before[code], 2),
+                "premium after": round(after[code], 2),
+                f"{curves.share:.0%} of its saving by merge": curves.mostly_done[code],
+                "last merge that helped": None if last is None else last + 1,
+                "merges it gained most from": sum(1 for c in curves.most_helped if c == code),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame["last merge that helped"] = frame["last merge that helped"].astype("Int64")
+    return frame.sort_values("premium after", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def rule_texts(result: TrainResult, ranks: Sequence[int]) -> dict[int, str]:
+    """The merge rules of ``ranks`` as comparable text: ``{rank: "left + right"}`` (bytes decoded, ``Ġ`` as ``·``)."""
+    return {r: " + ".join(token_text(t, result) for t in result.merges[r]) for r in ranks if r < result.num_merges}
+
+
+def helped_frame(
+    curves: PremiumCurves, code: str, rules: Mapping[int, str], sections: Mapping[str, ParallelSection]
+) -> pd.DataFrame:
+    """The merges that saved section ``code`` the most tokens: merge (1-based), rule (``rules[rank]``, see
+    :func:`rule_texts`), tokens saved, share of its whole saving, and which language that merge saved the most.
+
+    Raises:
+        KeyError: ``code`` is not a section of ``curves``.
+    """
+    counts = curves.counts[code]
+    whole = counts[0] - counts[-1]
+    rows = []
+    for rank, saved in curves.helped[code]:
+        winner = curves.most_helped[rank]
+        rows.append(
+            {
+                "merge": rank + 1,
+                "rule": rules.get(rank, ""),
+                "tokens saved": saved,
+                "share of its saving %": round(100 * saved / whole, 1) if whole else 0.0,
+                "saved most": "this language" if winner == code else sections[winner].name if winner else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["merge", "rule", "tokens saved", "share of its saving %", "saved most"])
+
+
+def reference_story(curves: PremiumCurves, sections: Mapping[str, ParallelSection]) -> str:
+    """Plain text: when the reference language stopped gaining, and what the others gained after that.
+
+    Uses the merge by which the reference had made ``curves.share`` of its saving: what the reference
+    saved after it, against what the other languages saved (as shares of their tokens at that point).
+    """
+    ref, n = curves.reference, curves.merges
+    name = sections[ref].name
+    if n == 0:
+        return "The table has no merges yet: every language is at its character or byte count."
+    done = curves.mostly_done[ref]
+    last = curves.last_gain[ref]
+    if last is None:
+        return f"No merge of this table saved {name} a single token: it was trained on other text."
+    at = next(i for i, k in enumerate(curves.ks) if k >= done)  # premium_curves keeps ``done`` among the ks
+    ref_left = _share_saved(curves.counts[ref], at)
+    others = [_share_saved(c, at) for code, c in curves.counts.items() if code != ref]
+    others_mean = sum(others) / len(others) if others else 0.0
+    return (
+        f"{name} had made {curves.share:.0%} of its whole saving by merge {done:,} of {n:,}; the last merge "
+        f"that saved it a token is merge {last + 1:,}. From merge {curves.ks[at]:,} on, {name} shrank by "
+        f"{ref_left:.1%} more, the other languages by {others_mean:.1%} on average."
+    )
+
+
+def _share_saved(counts: Sequence[int], index: int) -> float:
+    """How much of its tokens at ``index`` a curve still saves by its end."""
+    return (counts[index] - counts[-1]) / counts[index] if counts[index] else 0.0
+
+
+def merge_share_frame(curves: PremiumCurves, sections: Mapping[str, ParallelSection], bins: int = 20) -> pd.DataFrame:
+    """How many merges of each stretch of the table saved each script's languages the most.
+
+    Returns:
+        Columns ``first merge``, ``last merge`` (1-based), ``script`` and ``merges``, one row per
+        stretch and script that had any (``"none"``: merges that saved no section a token).
+    """
+    n = curves.merges
+    width = max(1, -(-n // bins))
+    rows = []
+    for start in range(0, n, width):
+        stretch = curves.most_helped[start : start + width]
+        scripts = pd.Series([sections[c].script if c else "none" for c in stretch]).value_counts(sort=False)
+        for script, count in scripts.items():
+            rows.append({"first merge": start + 1, "last merge": start + len(stretch), "script": script,
+                         "merges": int(count)})  # fmt: skip
+    return pd.DataFrame(rows, columns=["first merge", "last merge", "script", "merges"])
+
+
+def merge_share_figure(frame: pd.DataFrame, *, height: int = 320) -> go.Figure:
+    """Stacked bars: per stretch of the table, how many merges went mostly to each script's languages."""
+    colors = script_colors(list(frame["script"]))
+    fig = go.Figure()
+    for script, part in frame.groupby("script", sort=False):
+        fig.add_bar(
+            x=[f"{a:,}–{b:,}" for a, b in zip(part["first merge"], part["last merge"])],
+            y=part["merges"],
+            name=str(script),
+            marker_color="#e2e8f0" if script == "none" else colors[str(script)],
+            hovertemplate=f"{script}: %{{y}} merges in %{{x}}<extra></extra>",
+        )
+    stretches = list(dict.fromkeys(f"{a:,}–{b:,}" for a, b in zip(frame["first merge"], frame["last merge"])))
+    fig.update_layout(
+        height=height,
+        barmode="stack",
+        margin={"l": 50, "r": 10, "t": 30, "b": 60},
+        xaxis={"title": "merges", "categoryorder": "array", "categoryarray": stretches},
+        yaxis={"title": "merges that saved it most"},
+        legend={"title": "script", "font": {"size": 11}},
+    )
+    return fig
+
+
+def excerpt(text: str, chars: int = 200) -> str:
+    """The start of ``text``, about ``chars`` characters: whole lines when the first ones fit, else cut
+    after the last space before ``chars`` (at ``chars`` when there is none)."""
+    if len(text) <= chars:
+        return text
+    cut = text.rfind("\n", 0, chars)
+    if cut > 0:
+        return text[: cut + 1]
+    space = text.rfind(" ", 0, chars)
+    return text[: space + 1] if space > 0 else text[:chars]

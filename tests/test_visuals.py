@@ -277,16 +277,32 @@ def test_blocked_rules_keep_only_what_stood_between_or_took_a_symbol():
     assert "rank 0 took a symbol first" in story_caption(story_rows(taken), 2, blocked_rules(taken))
 
 
-def test_story_without_recorded_states():
+def test_story_rows_are_rebuilt_from_positions():
     piece = PieceTrace("x" * 3, 0, False, ("x",) * 3, (), (), (), ("x",) * 3, (1, 1, 1))
     assert [r.tokens for r in story_rows(piece)] == [("x", "x", "x")]
     from bpe_core import RuleApplication
 
-    long = PieceTrace(
-        "ab", 0, False, ("a", "b"), (RuleApplication(0, ("a", "b"), "ab", (0,), (), ()),), (), (), ("ab",), (2,)
-    )
-    assert story_rows(long) is None
+    step = RuleApplication(0, ("a", "b"), "ab", (0, 2))
+    two = PieceTrace("abab", 0, False, ("a", "b", "a", "b"), (step,), (), (), ("ab", "ab"), (2, 2))
+    rows = story_rows(two)
+    assert [r.tokens for r in rows] == [("a", "b", "a", "b"), ("ab", "ab")] and rows[1].new == (0, 1)
+    assert rows[-1] == rows[1] and rows[0:1] == [rows[0]]
     assert BlockedRule(0, ("a", "b"), (), "r").kind == "apart"
+
+
+def test_story_of_a_long_word_draws_a_window_of_the_last_rows():
+    tok = Tokenizer.from_merges([("a", "a"), ("aa", "aa")], pretokenizer="none")
+    piece = tok.encode_with_trace("a" * 1000).pieces[0]
+    rows = story_rows(piece, width=40)
+    assert len(rows) == 3 and rows[-1].size == 250 and len(rows[-1].tokens) == 40
+    assert rows[1].tokens == ("aa",) * 40 and rows[1].new == tuple(range(40)) and rows[0].fires == tuple(range(40))
+    html = body(story_html(rows, 3, "char", False))
+    assert "… 210 after" not in html and "210 after …" in html
+    chain = Tokenizer.from_merges([("a", "b")], pretokenizer="none").encode_with_trace("ab" * 5).pieces[0]
+    assert len(story_rows(chain)) == 2  # one rule, all sites at once
+    steps = Tokenizer.from_merges([("a", "b"), ("ab", "c"), ("abc", "d")], pretokenizer="none")
+    many = steps.encode_with_trace("abcd").pieces[0]
+    assert "earlier step" not in story_html(story_rows(many), 4, "char", False)
 
 
 # ----------------------------------------------------------------- encode page helpers

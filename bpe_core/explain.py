@@ -276,10 +276,11 @@ def _blocked(
     meeting (:func:`_apart`). At most :data:`MAX_BLOCKED`, lowest ranks first.
     """
     final = run.final
-    gaps = _Gaps(final, names)
+    long = len(initial) > TRACE_SYMBOLS
+    gaps = _Gaps(final, names, MAX_BETWEEN if long else None)
     fired = run.fired()
     out = [_judge(model, order, run, rank, met, gaps) for rank, met in run.met.items() if rank not in fired]
-    apart, omitted = _apart(model, final, run.met, gaps, long=len(initial) > TRACE_SYMBOLS)
+    apart, omitted = _apart(model, final, run.met, gaps, long)
     out += apart
     out.sort(key=lambda r: r.rank)
     omitted += max(0, len(out) - MAX_BLOCKED)
@@ -287,11 +288,15 @@ def _blocked(
 
 
 class _Gaps:
-    """Where each token stands in a final segmentation, to find what stood between two of them."""
+    """Where each token stands in a final segmentation, to find what stood between two of them
+    (``limit``: the most tokens :meth:`tokens` gives; a longer gap gives ``()``)."""
 
-    def __init__(self, final: Sequence[int], names: Callable[[Sequence[int]], tuple[str, ...]]) -> None:
+    def __init__(
+        self, final: Sequence[int], names: Callable[[Sequence[int]], tuple[str, ...]], limit: int | None = None
+    ) -> None:
         self.final = final
         self.names = names
+        self.limit = limit
         self.where: dict[int, list[int]] = {}
         for i, s in enumerate(final):
             self.where.setdefault(s, []).append(i)
@@ -311,7 +316,9 @@ class _Gaps:
         if (left, right) in self.adjacent:
             return ()
         span = self.between(left, right)
-        return self.names(self.final[span[0] + 1 : span[1]]) if span else ()
+        if span is None or (self.limit is not None and span[1] - span[0] - 1 > self.limit):
+            return ()
+        return self.names(self.final[span[0] + 1 : span[1]])
 
 
 def _judge(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import FALLBACKS, ORDERS, BPEError
+from bpe_core.explain import MAX_BETWEEN, MAX_BLOCKED
 from bpe_core.formats import BUNDLED
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (
@@ -225,8 +226,17 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
         # from the ids' records: a typed '</w>' or '<0x41>' is text, the marker and fallbacks are what they are
         symbols("Final tokens", len(p.ids), tokens_row(piece_views(p)[:MAX_SYMBOLS], show_ids=False))
         if blocked_rules(p):
-            st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
+            st.markdown(
+                "**Blocked rules**: rules that never fired here although their two symbols stood side by side "
+                "at some step (another rule took one of them first) or both end in the word with tokens between"
+            )
             st.dataframe(blocked_frame(p, show), hide_index=True, width="stretch")
+        if p.blocked_omitted:
+            st.caption(
+                f"{p.blocked_omitted:,} more blocked rules are not listed: a pre-token lists at most "
+                f"{MAX_BLOCKED:,}, and on a long one only rules with at most {MAX_BETWEEN} tokens between "
+                "their symbols."
+            )
         if p.fallbacks:
             st.markdown("**Fallbacks** (characters the alphabet could not hold as one symbol)")
             st.dataframe(fallbacks_frame(p, show), hide_index=True, width="stretch")

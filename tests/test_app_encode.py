@@ -14,7 +14,7 @@ from bpe_core.formats import bundled
 from ui import state
 from ui.corpus import MAX_ENCODE_CHARS
 
-from .test_app import captions, encode_page, fresh, metrics
+from .test_app import captions, encode_page, fresh, metrics, submit
 
 STORY = state.STORY_PLAYER
 
@@ -46,3 +46,21 @@ def test_encode_page_answers_a_20000_character_run(at, label, char):
         at.button(key=STORY.last).click().run()
     assert not at.exception, at.exception
     assert any(c.startswith("Done:") for c in captions(at))
+
+
+SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+
+
+def test_encode_page_lists_n_e_blocked_by_e_s_in_nest(at):
+    at.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    at.text_area(key=state.PASTE).set_value(SENNRICH)
+    submit(at)
+    encode_page(at)
+    at.text_area(key=state.ENCODE_TEXT).set_value("nest").run()
+    assert not at.exception
+    blocked = next(df.value for df in at.dataframe if "what" in df.value.columns)
+    row = blocked[(blocked["left"] == "n") & (blocked["right"] == "e")].iloc[0]
+    assert (row["what"], row["step"]) == ("a symbol taken", "1")
+    assert "rule 0 ('e', 's') has a lower rank and merged 'e' into 'es' first, at step 1" in row["why"]
+    at.button(key=STORY.last).click().run()
+    assert any("n + e: rank 0 took a symbol first, at step 1" in c for c in captions(at))

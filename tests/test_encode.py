@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -297,3 +299,49 @@ def test_long_chunk_path_equals_short_path(text):
     simple = tok.model.merge(tok.model.spell(text), "rank", record=[])
     assert fast == simple
     assert tok.encode(text, order="sequential") == tok.model.merge(tok.model.spell(text), "sequential", record=[])
+
+
+# ----------------------------------------------------------------- blocked merges as a learner expects (issue 21)
+
+SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+"""Sennrich et al. 2016's toy corpus: its first rules are e s, es t, est </w>, l o, lo w, n e, ne w, ..."""
+
+
+def test_nest_lists_n_e_as_blocked_by_e_s():
+    """'nest' with the textbook table: e s fires first and takes the e that n e needed."""
+    tok = train(SENNRICH, num_merges=10).tokenizer
+    assert tok.merges[:6] == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("n", "e")]
+    piece = tok.encode_with_trace("nest").pieces[0]
+    assert piece.tokens == ("n", "est</w>")
+    assert [(s.rank, s.pair) for s in piece.steps] == [(0, ("e", "s")), (1, ("es", "t")), (2, ("est", "</w>"))]
+    [rule] = piece.blocked
+    assert (rule.rank, rule.pair, rule.kind, rule.by_rank, rule.step, rule.between) == (
+        5,
+        ("n", "e"),
+        "taken",
+        0,
+        1,
+        (),
+    )
+    assert rule.reason == (
+        "'n' and 'e' stood side by side, but rule 0 ('e', 's') has a lower rank and merged 'e' into 'es' first, "
+        "at step 1"
+    )
+
+
+def test_blocked_rules_of_a_long_piece_are_bounded_and_counted(monkeypatch):
+    from bpe_core import explain
+
+    merges = [(chr(97 + i), chr(97 + j)) for i in range(26) for j in range(26) if i != j]
+    tok = Tokenizer.from_merges(merges, pretokenizer="none")
+    rng = random.Random(21)
+    text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(3000))
+    whole = tok.encode_with_trace(text).pieces[0]
+    assert 150 < len(whole.blocked) <= explain.MAX_BLOCKED
+    assert whole.blocked_omitted > 0  # apart rules with more than MAX_BETWEEN tokens between, on a long piece
+    assert all(len(b.between) <= explain.MAX_BETWEEN for b in whole.blocked)
+    monkeypatch.setattr(explain, "MAX_BLOCKED", 50)
+    capped = tok.encode_with_trace(text).pieces[0]
+    assert capped.blocked == whole.blocked[:50]
+    assert capped.blocked_omitted == whole.blocked_omitted + len(whole.blocked) - 50
+    assert tok.encode_with_trace("nest").pieces[0].blocked_omitted == 0

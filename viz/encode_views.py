@@ -165,20 +165,32 @@ def rule_token_ids(tokenizer: Tokenizer, piece: PieceTrace) -> list[int]:
 
 
 def blocked_rules(piece: PieceTrace) -> list[BlockedRule]:
-    """The blocked rules worth explaining: both symbols were present and something kept them apart.
+    """The blocked rules worth explaining: the rule had a chance, or nearly, and something stopped it.
 
-    Kept: rules whose symbols never met because tokens stood between them
-    (``kind == "apart"`` with a non-empty ``between``), rules that lost a symbol to
-    an earlier rule (``"taken"``), and rules whose symbols met only after their turn
-    (``"too_late"``, sequential order). Left out: ``"apart"`` rules with nothing
-    between, where the right symbol only ever comes before the left one (``o + l``
-    in ``lo``): nothing blocked them, they never had a chance.
+    Kept: rules whose two symbols stood side by side at some step and lost one
+    to another rule first (``"taken"``: ``n + e`` in ``nest`` once ``e + s``
+    took the ``e``), met only after their turn (``"too_late"``, sequential
+    order) or were skipped by BPE-dropout (``"dropped"``), and rules whose
+    symbols both end in the word but never met because tokens stood between
+    them (``"apart"`` with a non-empty ``between``). Left out: ``"apart"`` rules
+    with nothing between, where the right symbol only ever comes before the
+    left one (``o + l`` in ``lo``): nothing blocked them, they never had a chance.
     """
     return [b for b in piece.blocked if b.kind != "apart" or b.between]
 
 
+BLOCKED_KINDS = {
+    "apart": "never met",
+    "taken": "a symbol taken",
+    "too_late": "met too late",
+    "dropped": "skipped by dropout",
+}
+"""Each :class:`bpe_core.BlockedRule` kind in a few words, for the ``blocked`` table."""
+
+
 def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
-    """The blocked rules worth explaining (:func:`blocked_rules`): ``rank``, ``left``, ``right``,
+    """The blocked rules worth explaining (:func:`blocked_rules`): ``rank``, ``left``, ``right``, ``what``
+    (the kind in words), ``step`` (when a symbol was taken, or the pair met too late; empty otherwise),
     ``between`` (the tokens that stood between, joined by spaces), ``why``."""
     return pd.DataFrame(
         [
@@ -186,12 +198,14 @@ def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
                 "rank": b.rank,
                 "left": show(b.pair[0]),
                 "right": show(b.pair[1]),
+                "what": BLOCKED_KINDS.get(b.kind, b.kind),
+                "step": "" if b.step is None else str(b.step),
                 "between": " ".join(map(show, b.between)),
                 "why": isolate_words(b.reason),
             }
             for b in blocked_rules(piece)
         ],
-        columns=["rank", "left", "right", "between", "why"],
+        columns=["rank", "left", "right", "what", "step", "between", "why"],
     )
 
 

@@ -10,6 +10,7 @@ from bpe_core.formats import BUNDLED
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (
     READY,
+    dropout_samples,
     files_digest,
     order_can_differ,
     piece_in_order,
@@ -22,6 +23,7 @@ from ui.cache import (
     uploaded_tokenizer,
 )
 from ui.corpus import MAX_ENCODE_CHARS
+from ui.dropout_view import dropout_controls, sample_pieces, sample_rows
 from ui.layout import setup_page
 from ui.provenance import RULE_TABLE_HINT, rule_table, token_picker
 from ui.story_view import story_player
@@ -174,6 +176,16 @@ if len(enc.differences):
     st.info(f"The two merge orders cut {len(enc.differences)} word(s) differently:")
     st.dataframe(enc.differences, hide_index=True)
 
+drop = dropout_controls(BIND)
+samples = []
+if drop.on:
+    try:
+        limit = MAX_DRAWN // drop.count
+        samples = dropout_samples(tokenizer, source, text, order, allow, fallback, *drop.settings, limit)
+    except BPEError as exc:
+        st.error(f"Cannot sample with dropout: {plain(exc)}")
+    sample_rows(samples, len(ids), show_ws, show_ids)
+
 st.subheader("Rule by rule")
 pieces = [p for p in enc.trace.pieces if not p.special]
 if not pieces:
@@ -192,9 +204,12 @@ index = labels.index(label) if label in labels else 0
 piece = pieces[index]
 show = display_of(tokenizer)
 eow = tokenizer.end_of_word is not None
-story_player(piece, show, tokenizer.unit, eow, (source, text, order, fallback, index))
+if samples:
+    piece = sample_pieces(samples, index, piece, BIND, MAX_SYMBOLS)
+played = (drop.dropout, drop.seed, piece.ids) if samples else None
+story_player(piece, show, tokenizer.unit, eow, (source, text, order, fallback, index, played))
 columns = [(order, piece)]
-if piece.text in enc.differing:
+if piece.text in enc.differing and not samples:
     other = next(o for o in ORDERS if o != order)
     alt = piece_in_order(tokenizer, source, fallback, piece.text, other)
     if alt is not None:

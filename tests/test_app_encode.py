@@ -64,3 +64,47 @@ def test_encode_page_lists_n_e_blocked_by_e_s_in_nest(at):
     assert "rule 0 ('e', 's') has a lower rank and merged 'e' into 'es' first, at step 1" in row["why"]
     at.button(key=STORY.last).click().run()
     assert any("n + e: rank 0 took a symbol first, at step 1" in c for c in captions(at))
+
+
+def test_encode_page_draws_dropout_samples_and_plays_one(at):
+    encode_page(at)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("cl100k_base").run()
+    at.text_area(key=state.ENCODE_TEXT).set_value("unbelievable tokenization").run()
+    at.toggle(key=state.ENCODE_DROPOUT).set_value(True).run()
+    at.slider(key=state.ENCODE_DROPOUT_PERCENT).set_value(40).run()
+    at.number_input(key=state.ENCODE_DROPOUT_SAMPLES).set_value(3).run()
+    at.number_input(key=state.ENCODE_DROPOUT_SEED).set_value(7).run()
+    assert not at.exception, at.exception
+    tok = bundled("cl100k_base")
+    for k, seed in enumerate((7, 8, 9), start=1):
+        n = len(tok.encode("unbelievable tokenization", dropout=0.4, seed=seed))
+        assert any(m.value.startswith(f"**Sample {k}** (seed {seed}): {n} tokens") for m in at.markdown)
+    # the pre-token side by side in every sample, and the player on sample 2 lists the merges dropout skipped
+    at.radio(key=state.ENCODE_DROPOUT_PLAY).set_value("sample 2").run()
+    assert not at.exception, at.exception
+    piece = tok.encode_with_trace("unbelievable tokenization", dropout=0.4, seed=8).pieces[0]
+    assert any(c.startswith(f"sample 2: {len(piece.ids)} tokens") for c in captions(at))
+    if piece.steps and piece.steps[0].dropped:
+        assert any("BPE-dropout skipped" in c for c in captions(at))
+    steps = next(df.value for df in at.dataframe if "positions" in df.value.columns)
+    assert "dropped" in steps.columns or not any(s.dropped for s in piece.steps)
+    # p = 100 %: every pre-token stays in its bytes
+    at.slider(key=state.ENCODE_DROPOUT_PERCENT).set_value(100).run()
+    n = len(b"unbelievable tokenization")
+    assert any(m.value.startswith(f"**Sample 1** (seed 7): {n} tokens") for m in at.markdown)
+
+
+def test_a_dropout_link_opens_with_its_samples_and_bad_values_are_ignored():
+    from .test_app import opened_link
+
+    params = {
+        state.ENCODE_TEXT: "lowest",
+        state.ENCODE_DROPOUT: "true",
+        state.ENCODE_DROPOUT_PERCENT: "30",
+        state.ENCODE_DROPOUT_SEED: "inf",
+        state.ENCODE_DROPOUT_SAMPLES: "99",
+    }
+    at = opened_link(params, "pages/encode.py")
+    assert not at.exception
+    assert any("ignored" in w.value for w in at.warning)
+    assert at.toggle(key=state.ENCODE_DROPOUT).value is True

@@ -294,10 +294,24 @@ def test_story_of_a_long_word_draws_a_window_of_the_last_rows():
     tok = Tokenizer.from_merges([("a", "a"), ("aa", "aa")], pretokenizer="none")
     piece = tok.encode_with_trace("a" * 1000).pieces[0]
     rows = story_rows(piece, width=40)
-    assert len(rows) == 3 and rows[-1].size == 250 and len(rows[-1].tokens) == 40
-    assert rows[1].tokens == ("aa",) * 40 and rows[1].new == tuple(range(40)) and rows[0].fires == tuple(range(40))
+    assert len(rows) == 3 and rows[-1].size == 250 and rows[0].size == 1000
+    assert rows[0].tokens == ("a",) * 40 and rows[0].fires == tuple(range(40))  # 40 symbols, 40 characters
+    assert rows[1].tokens == ("aa",) * 40 and rows[1].new == tuple(range(40))  # 40 symbols, 80 characters
+    assert rows[-1].tokens == ("aaaa",) * 22 and rows[-1].offset == 0  # 88 characters: about one line
     html = body(story_html(rows, 3, "char", False))
-    assert "… 210 after" not in html and "210 after …" in html
+    assert "228 after …" in html and " before</span>" not in html
+    from bpe_core.formats import bundled
+    from viz.encode_story import ROWS_SHOWN
+
+    one_by_one = bundled("cl100k_base").encode_with_trace("-" * 300).pieces[0]  # tiktoken: one site per step
+    rows = story_rows(one_by_one)
+    assert len(rows) > 100
+    html = story_html(rows, len(rows) - 1, "byte", False)
+    assert html.count('class="bpe-story-label') == ROWS_SHOWN + 1
+    assert f"… {len(rows) - 1 - ROWS_SHOWN:,} earlier" in html
+    for k in range(len(rows) - 3, len(rows)):  # rows built going forward equal the state rebuilt from scratch
+        r = rows[k]
+        assert r.tokens == one_by_one.state(k)[r.offset : r.offset + len(r.tokens)]
     chain = Tokenizer.from_merges([("a", "b")], pretokenizer="none").encode_with_trace("ab" * 5).pieces[0]
     assert len(story_rows(chain)) == 2  # one rule, all sites at once
     steps = Tokenizer.from_merges([("a", "b"), ("ab", "c"), ("abc", "d")], pretokenizer="none")

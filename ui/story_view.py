@@ -9,7 +9,7 @@ import streamlit as st
 from bpe_core import PieceTrace
 from ui import state
 from ui.player import step_player
-from viz.encode_story import ROWS_SHOWN, STRIP, story_caption, story_html, story_rows
+from viz.encode_story import ROWS_SHOWN, STRIP, STRIP_CHARS, story_caption, story_html, story_rows
 from viz.encode_views import blocked_rules
 from viz.markdown import plain
 
@@ -31,8 +31,9 @@ def story_player(piece: PieceTrace, show: Callable[[str], str], unit: str, end_o
         st.caption(plain(story_caption(rows, step, blocked, show)))
         if len(rows) > ROWS_SHOWN or len(piece.initial) > STRIP:
             st.caption(
-                f"A long pre-token: the last {ROWS_SHOWN} states up to this step are drawn, each cut to "
-                f"{STRIP} symbols around the rule that fires (… counts the symbols left out)."
+                f"A long pre-token: the last {ROWS_SHOWN} states up to this step are drawn, each cut to at most "
+                f"{STRIP} symbols ({STRIP_CHARS} characters) around the rule that fires (… counts the symbols "
+                "left out)."
             )
         if piece.blocked_omitted:
             st.caption(f"{piece.blocked_omitted:,} more blocked rules are not listed (see the table below).")

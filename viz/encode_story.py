@@ -26,6 +26,8 @@ Show = Callable[[str], str]
 
 STRIP = 60
 """Symbols drawn per row at most: a longer state is cut to a window around the rule that fires."""
+STRIP_CHARS = 90
+"""Characters of token text drawn per cut row at most (about one line at 1280 px), so long tokens keep rows short."""
 ROWS_SHOWN = 12
 """Rows drawn at most: the last ones up to the player's step (a long word can take thousands of steps)."""
 
@@ -140,7 +142,7 @@ class StoryRows(Sequence[StoryRow]):
         if done is not None:
             a, b, t = (show(x) for x in (*done.pair, done.token))
             label = f"rank {done.rank:,}: {a} + {b} → {t}"
-        lo, hi = _window(len(word), self.width, (fires or new or skips or (0,))[0])
+        lo, hi = _window(word, self.width, (fires or new or skips or (0,))[0])
 
         def inside(idx: tuple[int, ...]) -> tuple[int, ...]:
             return tuple(i - lo for i in idx if lo <= i < hi)
@@ -160,12 +162,23 @@ class StoryRows(Sequence[StoryRow]):
         )
 
 
-def _window(size: int, width: int, anchor: int) -> tuple[int, int]:
-    """``(lo, hi)``: at most ``width`` indices of ``range(size)``, ``anchor`` a third of the way in."""
+def _window(word: Sequence[str], width: int, anchor: int) -> tuple[int, int]:
+    """``(lo, hi)``: the whole word when it has at most ``width`` symbols, else a window around ``anchor``
+    (about a third of it to the left) of at most ``width`` symbols and :data:`STRIP_CHARS` characters."""
+    size = len(word)
     if size <= width:
         return 0, size
-    lo = max(0, min(anchor - width // 3, size - width))
-    return lo, lo + width
+    lo = hi = min(max(anchor, 0), size - 1)
+    chars = len(word[lo])
+    hi += 1
+    while hi - lo < width:
+        grow_left = lo > 0 and (hi >= size or 3 * (anchor - lo) < hi - anchor)
+        k = lo - 1 if grow_left else hi
+        if k >= size or chars + len(word[k]) > STRIP_CHARS:
+            break
+        chars += len(word[k])
+        lo, hi = (k, hi) if grow_left else (lo, hi + 1)
+    return lo, hi
 
 
 def story_rows(piece: PieceTrace, show: Show = _same, width: int = STRIP) -> StoryRows:
@@ -309,9 +322,9 @@ def story_caption(rows: Sequence[StoryRow], upto: int, blocked: Sequence[Blocked
         if b.kind == "apart":
             parts.append(f"{a} + {c}: {' '.join(map(show, b.between))} stood between")
         elif b.kind == "taken":
-            parts.append(f"{a} + {c}: rank {b.by_rank} took a symbol first, at step {b.step}")
+            parts.append(f"{a} + {c}: rank {b.by_rank:,} took a symbol first, at step {b.step:,}")
         elif b.kind == "dropped":
             parts.append(f"{a} + {c}: skipped by dropout")
         else:
-            parts.append(f"{a} + {c}: met only after its turn (rank {b.by_rank}, step {b.step})")
+            parts.append(f"{a} + {c}: met only after its turn (rank {b.by_rank:,}, step {b.step:,})")
     return f"{done}; {len(blocked):,} blocked rule{'s' if len(blocked) != 1 else ''} ({'; '.join(parts)})."

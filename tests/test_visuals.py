@@ -296,10 +296,10 @@ def test_story_of_a_long_word_draws_a_window_of_the_last_rows():
     rows = story_rows(piece, width=40)
     assert len(rows) == 3 and rows[-1].size == 250 and rows[0].size == 1000
     assert rows[0].tokens == ("a",) * 40 and rows[0].fires == tuple(range(40))  # 40 symbols, 40 characters
-    assert rows[1].tokens == ("aa",) * 40 and rows[1].new == tuple(range(40))  # 40 symbols, 80 characters
-    assert rows[-1].tokens == ("aaaa",) * 22 and rows[-1].offset == 0  # 88 characters: about one line
+    assert rows[1].tokens == ("aa",) * 20 and rows[1].new == tuple(range(20))  # 40 characters
+    assert rows[-1].tokens == ("aaaa",) * 10 and rows[-1].offset == 0
     html = body(story_html(rows, 3, "char", False))
-    assert "228 after …" in html and " before</span>" not in html
+    assert "240 after …" in html and " before</span>" not in html
     from bpe_core.formats import bundled
     from viz.encode_story import ROWS_SHOWN
 

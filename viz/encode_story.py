@@ -24,10 +24,10 @@ from viz.tokens import STYLE, TokenView, color_index, row_colors, token_box, vie
 
 Show = Callable[[str], str]
 
-STRIP = 60
+STRIP = 40
 """Symbols drawn per row at most: a longer state is cut to a window around the rule that fires."""
-STRIP_CHARS = 90
-"""Characters of token text drawn per cut row at most (about one line at 1280 px), so long tokens keep rows short."""
+STRIP_CHARS = 40
+"""Characters of token text drawn per cut row at most (a line or two at 1280 px), so long tokens keep rows short."""
 ROWS_SHOWN = 12
 """Rows drawn at most: the last ones up to the player's step (a long word can take thousands of steps)."""
 

@@ -215,17 +215,19 @@ def _application(model: MergeModel, step: Step) -> RuleApplication:
     symbols, and so these, are never temporary)."""
     strings = model.table.strings
     return RuleApplication(
-        rank=step.rank,
-        pair=(strings[step.left], strings[step.right]),
-        token=strings[model.merge_ids[step.rank][2]],
-        positions=step.sites,
-        width=step.width,
-        dropped=_dropped(model, step.dropped),
+        step.rank,
+        (strings[step.left], strings[step.right]),
+        strings[model.merge_ids[step.rank][2]],
+        step.sites,
+        step.width,
+        _dropped(model, step.dropped) if step.dropped else (),
     )
 
 
 def _dropped(model: MergeModel, candidates: Sequence[Candidate]) -> tuple[DroppedMerge, ...]:
     """Skipped candidates grouped by rank (lowest first), with the first site's pair and every position."""
+    if not candidates:
+        return ()
     strings = model.table.strings
     groups: dict[int, list[Candidate]] = {}
     for c in sorted(candidates):

@@ -106,8 +106,7 @@ class Walk:
     def __init__(self, syms: Sequence[int], rank_of: Callable[[int, int], int | None], traced: bool) -> None:
         n = len(syms)
         self.sym = list(syms)
-        self.nxt = list(range(1, n + 1))
-        self.nxt[-1] = -1
+        self.nxt = list(range(1, n)) + [-1] if n else []
         self.prv = list(range(-1, n - 1))
         self.shift = max(n, 1).bit_length()
         self.mask = (1 << self.shift) - 1
@@ -264,8 +263,8 @@ class Walk:
 
     def order(self) -> list[int]:
         """The live positions, left to right."""
-        out = []
-        i = 0
+        out: list[int] = []
+        i = 0 if self.sym else -1
         nxt = self.nxt
         while i != -1:
             out.append(i)

@@ -499,10 +499,13 @@ class Tokenizer:
                 probability, so one text gets many segmentations, all built
                 from the same vocabulary. ``0`` (the default) is plain encoding;
                 ``1`` leaves every pre-token in its base symbols. This is
-                subword-nmt's rule (``apply_bpe.py --dropout``: a fresh draw
-                for every adjacent pair at every step, then all kept occurrences
-                of the lowest-ranked rule merge at once); see
-                :meth:`bpe_core.merging.RuleApplier.run`. Hugging Face
+                subword-nmt's rule (``apply_bpe.py --dropout``: each step, every
+                adjacent pair is kept with probability ``1 - p`` and all kept
+                occurrences of the lowest-ranked rule merge at once). Here only
+                the candidates looked at before one is kept are drawn (lowest
+                rank first), which gives the same segmentations in distribution
+                (tested against subword-nmt) but not draw for draw for a seed;
+                see :meth:`bpe_core.merging.RuleApplier.run`. Hugging Face
                 ``tokenizers`` (``BPE(dropout=p)``, ``Word::merge_all``) differs:
                 it draws once per entry it pops from its merge queue (stale
                 entries included), merges one occurrence at a time, puts the

@@ -270,3 +270,14 @@ def test_sequential_order_on_a_long_piece_equals_the_short_loop():
     ranks = [tok.model.pair_rank.get(x * SHIFT + y, INF) for x, y in zip(syms, syms[1:])]
     short = tok.model.rules._merge_short(list(syms), ranks, SEQUENTIAL, 0, INF)
     assert tok.encode(text, order="sequential") == short == tok.encode_with_trace(text, order="sequential").ids
+
+
+def test_the_scaling_benchmark_fits_exponents():
+    from bench.encode_scaling import Series, texts
+
+    linear = Series("encode", "t", "x", [1_000, 2_000, 4_000], [1.0, 2.0, 4.0], [10, 40, 160])
+    assert linear.exponent(linear.seconds) == pytest.approx(1.0)
+    assert linear.exponent([float(p) for p in linear.peaks]) == pytest.approx(2.0)
+    assert {k: len(v) for k, v in texts(1_000, "some text ").items()} == dict.fromkeys(
+        ("ordinary", "one char", "one pair", "distinct"), 1_000
+    )

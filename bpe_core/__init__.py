@@ -39,6 +39,7 @@ from .text_stream import TextDecodeError, count_utf8
 from .tiebreak import TIE_BREAKS
 from .trace import (
     BlockedRule,
+    DroppedMerge,
     EncodeTrace,
     Fallback,
     MergeStep,
@@ -58,6 +59,7 @@ __all__ = [
     "BlockedRule",
     "BudgetError",
     "Decoder",
+    "DroppedMerge",
     "CheckSettings",
     "ClaimError",
     "ClaimStep",

@@ -388,7 +388,7 @@ def _states(tokenizer: Tokenizer, word: str, order: str) -> tuple[tuple[str, ...
             f"{word!r} is {len(pieces)} pre-tokens under {tokenizer.pretokenizer}; give one word (one pre-token)"
         )
     piece = pieces[0]
-    return (piece.initial, *(step.after for step in piece.steps))
+    return tuple(piece.states())
 
 
 def _leftmost_states(tokenizer: Tokenizer, initial: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:

@@ -24,12 +24,14 @@ characters the alphabet never saw), then merge rules are applied:
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 
 from . import explain
 from .byte_level import unicode_to_bytes
 from .errors import MergeTableError, OptionError, TokenIdError, quote
+from .merge_run import dropout_rng
 from .merging import ORDERS, MergeOrder, merge_order
 from .model import CACHE_LIMIT, MergeModel
 from .options import marker_style
@@ -475,6 +477,8 @@ class Tokenizer:
         order: str = "rank",
         allowed_special: AllowedSpecial = (),
         temporaries: Temporaries | None = None,
+        dropout: float = 0.0,
+        seed: int | random.Random | None = None,
     ) -> list[int]:
         """Encode text to token ids.
 
@@ -489,6 +493,28 @@ class Tokenizer:
             temporaries: char unit, ``keep`` fallback: collects the temporary
                 ids given to characters outside the alphabet (pass it to
                 :meth:`decode` to decode them); a fresh one by default.
+            dropout: BPE-dropout (Provilkov et al. 2020, "BPE-Dropout: Simple
+                and Effective Subword Regularization", section 3): at each
+                merge step every merge that could fire is skipped with this
+                probability, so one text gets many segmentations, all built
+                from the same vocabulary. ``0`` (the default) is plain encoding;
+                ``1`` leaves every pre-token in its base symbols. This is
+                subword-nmt's rule (``apply_bpe.py --dropout``: each step, every
+                adjacent pair is kept with probability ``1 - p`` and all kept
+                occurrences of the lowest-ranked rule merge at once). Here only
+                the candidates looked at before one is kept are drawn (lowest
+                rank first), which gives the same segmentations in distribution
+                (tested against subword-nmt) but not draw for draw for a seed;
+                see :meth:`bpe_core.merging.RuleApplier.run`. Hugging Face
+                ``tokenizers`` (``BPE(dropout=p)``, ``Word::merge_all``) differs:
+                it draws once per entry it pops from its merge queue (stale
+                entries included), merges one occurrence at a time, puts the
+                skipped entries back only after the next merge, and its random
+                generator cannot be seeded, so its samples cannot be reproduced.
+                The per-pre-token cache is not used when ``dropout > 0``.
+            seed: the dropout's random seed (``random.Random(seed)``, drawn in
+                text order): the same text, table, ``dropout`` and seed give the
+                same ids. ``None``: fresh randomness. Ignored when ``dropout`` is 0.
 
         Returns:
             The token ids: a plain list, or (when the ``keep`` fallback handed
@@ -497,11 +523,17 @@ class Tokenizer:
 
         Raises:
             OptionError: unknown order, an ``allowed_special`` that is not a
-                special token, or (byte unit) a lone surrogate in the text.
+                special token, (byte unit) a lone surrogate in the text, a
+                ``dropout`` outside ``[0, 1]`` or a ``seed`` that is not an int.
             TypeError: ``text`` is not a ``str``.
         """
         mode = merge_order(order)
+        rng = dropout_rng(dropout, seed)
         pieces = self.specials.split(text, allowed_special)
+        if rng is not None:
+            temporaries = Temporaries(len(self.model)) if temporaries is None else temporaries
+            out = self._encode_dropout(pieces, mode, temporaries, *rng)
+            return IdsWithTemporaries(out, temporaries) if len(temporaries) else out
         if self.model.fast_path(mode):
             try:
                 return self._encode_pieces(pieces, mode, None)
@@ -547,6 +579,27 @@ class Tokenizer:
                         cache.clear()
                     cache[chunk] = ids
                 out.extend(ids)
+        return out
+
+    def _encode_dropout(
+        self,
+        pieces: list[tuple[str, bool]],
+        mode: MergeOrder,
+        temporaries: Temporaries,
+        dropout: float,
+        rng: random.Random,
+    ) -> list[int]:
+        """The encode loop with BPE-dropout: each pre-token spelled and merged anew (no cache), drawing from ``rng``."""
+        out: list[int] = []
+        special_ids = self.specials.ids
+        split = self.pre_tokenizer.split
+        spell, run = self.model.spell, self.model.rules.run
+        for piece, special in pieces:
+            if special:
+                out.append(special_ids[piece])
+                continue
+            for chunk in split(piece):
+                out += run(spell(chunk, temporaries), mode, traced=False, dropout=dropout, rng=rng).final
         return out
 
     def tokenize(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> list[str]:
@@ -632,9 +685,23 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ explanations (bpe_core.explain)
 
-    def encode_with_trace(self, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()) -> EncodeTrace:
-        """:func:`bpe_core.explain.encode_trace`: every rule application, blocked rule and fallback."""
-        return explain.encode_trace(self, text, order=order, allowed_special=allowed_special)
+    def encode_with_trace(
+        self,
+        text: str,
+        *,
+        order: str = "rank",
+        allowed_special: AllowedSpecial = (),
+        dropout: float = 0.0,
+        seed: int | random.Random | None = None,
+    ) -> EncodeTrace:
+        """:func:`bpe_core.explain.encode_trace`: every rule application, blocked rule and fallback.
+
+        ``dropout`` and ``seed`` as for :meth:`encode` (the trace's ids equal
+        ``encode``'s for the same seed); each step then lists the merges dropout skipped.
+        """
+        return explain.encode_trace(
+            self, text, order=order, allowed_special=allowed_special, dropout=dropout, seed=seed
+        )
 
     def order_differences(self, text: str) -> list[OrderDifference]:
         """:func:`bpe_core.explain.order_differences`: pre-tokens ``rank`` and ``sequential`` order cut apart."""

@@ -14,16 +14,28 @@ changes the tokenizer: calling one twice gives equal records.
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-from .merging import RANK, SEQUENTIAL, MergeOrder, Record, merge_order
+from .merge_run import Candidate, MergeRun, Step, dropout_rng
+from .merging import RANK, SEQUENTIAL, MergeOrder, merge_order
 from .model import MergeModel
 from .pipeline import AllowedSpecial, Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import budgeted
 from .spelling import FallbackLog, Temporaries
-from .symbols import utf8
-from .trace import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, RoundTrip, RuleApplication
+from .symbols import SHIFT, utf8
+from .trace import (
+    BlockedRule,
+    DroppedMerge,
+    EncodeTrace,
+    Fallback,
+    OrderDifference,
+    PieceTrace,
+    RoundTrip,
+    RuleApplication,
+)
 
 
 class TokenizerParts(Protocol):
@@ -71,7 +83,11 @@ class TokenizerParts(Protocol):
 
 
 TRACE_SYMBOLS = 512
-"""Rule applications on longer pieces record positions but not the whole before/after spelling."""
+"""On pre-tokens with more symbols, ``apart`` blocked rules are listed only with a short gap (:data:`MAX_BETWEEN`)."""
+MAX_BETWEEN = 32
+"""Tokens between an ``apart`` rule's symbols above which a long pre-token's rule is left out (and counted)."""
+MAX_BLOCKED = 200
+"""Blocked rules listed per pre-token at most (the lowest ranks); the rest are counted in ``blocked_omitted``."""
 
 
 def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[int]], tuple[str, ...]]:
@@ -90,18 +106,34 @@ def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[in
 
 @budgeted
 def encode_trace(
-    tokenizer: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    tokenizer: TokenizerParts,
+    text: str,
+    *,
+    order: str = "rank",
+    allowed_special: AllowedSpecial = (),
+    dropout: float = 0.0,
+    seed: int | random.Random | None = None,
 ) -> EncodeTrace:
     """Encode text and record every rule application, blocked rule and fallback.
 
-    The ids in the returned trace equal ``tokenizer.encode(text, ...)``. Pieces
-    longer than 512 symbols record the positions of each rule application
-    but not the whole spelling (and their blocked rules are judged on the
-    final tokens alone).
+    The ids in the returned trace equal ``tokenizer.encode(text, ...)`` (with
+    the same ``dropout`` and ``seed``). Each rule application records its rank,
+    pair, token and positions, not a copy of the word: time O(n log n) and
+    memory O(n) for a pre-token of n symbols; :meth:`~bpe_core.trace.PieceTrace.state`
+    rebuilds the word at any step.
+
+    Blocked rules (:class:`~bpe_core.trace.BlockedRule`): every rule whose two
+    symbols stood side by side at some state of the word and never fired, with
+    the step that took one of them (found while merging, at the positions each
+    merge touches), and every rule whose symbols both end in the final tokens
+    without ever meeting. At most :data:`MAX_BLOCKED` per pre-token are listed,
+    and on pre-tokens over :data:`TRACE_SYMBOLS` symbols ``apart`` rules only
+    with at most :data:`MAX_BETWEEN` tokens between; ``blocked_omitted`` counts the rest.
 
     Args:
         tokenizer: any :class:`~bpe_core.Tokenizer`.
-        text, order, allowed_special: as for :meth:`~bpe_core.Tokenizer.encode`.
+        text, order, allowed_special, dropout, seed: as for :meth:`~bpe_core.Tokenizer.encode`;
+            with dropout, each step lists the merges it skipped.
 
     Returns:
         An :class:`~bpe_core.trace.EncodeTrace`: the order that ran and one
@@ -113,6 +145,7 @@ def encode_trace(
         OptionError, TypeError: as for :meth:`~bpe_core.Tokenizer.encode`.
     """
     mode = merge_order(order)
+    rng = dropout_rng(dropout, seed)
     model = tokenizer.model
     temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
@@ -127,9 +160,10 @@ def encode_trace(
             )
         else:
             for chunk, at in tokenizer.pre_tokenizer.with_offsets(piece):
-                pieces.append(_trace_piece(model, chunk, offset + at, mode, temporaries, names))
+                pieces.append(_trace_piece(model, chunk, offset + at, mode, temporaries, names, rng))
         offset += len(piece)
-    return EncodeTrace(text=text, order=mode.name, pieces=tuple(pieces))
+    shown_seed = seed if isinstance(seed, int) and rng is not None else None
+    return EncodeTrace(text, mode.name, tuple(pieces), float(dropout) if rng else 0.0, shown_seed)
 
 
 def _plain_names(strings: Sequence[str]) -> Callable[[Sequence[int]], tuple[str, ...]]:
@@ -145,17 +179,18 @@ def _trace_piece(
     order: MergeOrder,
     temporaries: Temporaries,
     names: Callable[[Sequence[int]], tuple[str, ...]],
+    rng: tuple[float, random.Random] | None = None,
 ) -> PieceTrace:
-    """The trace of one pre-token."""
+    """The trace of one pre-token (``rng``: the dropout probability and generator, or ``None``)."""
     log: FallbackLog = []
     initial = model.spell(chunk, temporaries, log)
-    record: Record = []
-    final = model.rules.apply(list(initial), order, record)
-    full = len(initial) <= TRACE_SYMBOLS
+    p, gen = rng if rng is not None else (0.0, None)
+    run = model.rules.run(initial, order, dropout=p, rng=gen)
+    final = run.final
     if not log or not model.policy.temporary:  # no temporary id: plain lookups, no fallback path
         names = _plain_names(model.table.strings)
-    steps = tuple(_application(model, rank, sites, before, after, full, names) for rank, sites, before, after in record)
-    run = _Run(model, order, initial, final, record, full, names)
+    steps = tuple(_application(model, step) for step in run.steps)
+    blocked, omitted = _blocked(model, order, initial, run, names)
     data, ends, kinds = _token_fields(model, final, temporaries)
     return PieceTrace(
         text=chunk,
@@ -163,36 +198,48 @@ def _trace_piece(
         special=False,
         initial=names(initial),
         steps=steps,
-        blocked=run.blocked(),
+        blocked=blocked,
         fallbacks=_fallbacks(model, chunk, final, log),
         tokens=names(final),
         ids=tuple(final),
         token_bytes=data,
         ends_word=ends,
         kinds=kinds,
+        dropped_at_end=_dropped(model, run.end_dropped),
+        blocked_omitted=omitted,
     )
 
 
-def _application(
-    model: MergeModel,
-    rank: int,
-    sites: tuple[int, ...],
-    before: list[int],
-    after: list[int],
-    full: bool,
-    names: Callable[[Sequence[int]], tuple[str, ...]],
-) -> RuleApplication:
-    a, b, new = model.merge_ids[rank]
-    if model.rules.by_bytes and sites and len(before) == len(after) + len(sites):
-        a, b = before[sites[0]], before[sites[0] + 1]  # tiktoken joins whichever two pieces spell the token
-    strings = model.table.strings  # a rule's symbols are never temporary
+def _application(model: MergeModel, step: Step) -> RuleApplication:
+    """A recorded step as a trace record (``pair``: the two ids joined at its first site; a rule's
+    symbols, and so these, are never temporary)."""
+    strings = model.table.strings
     return RuleApplication(
-        rank=rank,
-        pair=(strings[a], strings[b]),
-        token=strings[new],
-        positions=sites,
-        before=names(before) if full else (),
-        after=names(after) if full else (),
+        step.rank,
+        (strings[step.left], strings[step.right]),
+        strings[model.merge_ids[step.rank][2]],
+        step.sites,
+        step.width,
+        _dropped(model, step.dropped) if step.dropped else (),
+    )
+
+
+def _dropped(model: MergeModel, candidates: Sequence[Candidate]) -> tuple[DroppedMerge, ...]:
+    """Skipped candidates grouped by rank (lowest first), with the first site's pair and every position."""
+    if not candidates:
+        return ()
+    strings = model.table.strings
+    groups: dict[int, list[Candidate]] = {}
+    for c in sorted(candidates):
+        groups.setdefault(c[0], []).append(c)
+    return tuple(
+        DroppedMerge(
+            rank,
+            (strings[group[0][2]], strings[group[0][3]]),
+            strings[model.merge_ids[rank][2]],
+            tuple(c[1] for c in group),
+        )
+        for rank, group in groups.items()
     )
 
 
@@ -215,94 +262,142 @@ def _token_fields(
     return data, tuple(ends), tuple(kinds)
 
 
-class _Run:
-    """One pre-token's merge run, as :func:`_trace_piece` recorded it, for judging blocked rules."""
+def _blocked(
+    model: MergeModel,
+    order: MergeOrder,
+    initial: Sequence[int],
+    run: MergeRun,
+    names: Callable[[Sequence[int]], tuple[str, ...]],
+) -> tuple[tuple[BlockedRule, ...], int]:
+    """The rules that could have joined two symbols of this pre-token and never fired, and how many were left out.
 
-    __slots__ = ("model", "order", "initial", "final", "record", "full", "names")
+    Two sources, both near-linear in the word: the rules whose symbols stood
+    side by side at some state (``run.met``, recorded while merging at the
+    positions each merge touched) and did not fire, judged by :func:`_judge`;
+    and the rules whose two symbols both end in the final tokens without ever
+    meeting (:func:`_apart`). At most :data:`MAX_BLOCKED`, lowest ranks first.
+    """
+    final = run.final
+    long = len(initial) > TRACE_SYMBOLS
+    gaps = _Gaps(final, names, MAX_BETWEEN if long else None)
+    fired = run.fired()
+    out = [_judge(model, order, run, rank, met, gaps) for rank, met in run.met.items() if rank not in fired]
+    apart, omitted = _apart(model, final, run.met, gaps, long)
+    out += apart
+    out.sort(key=lambda r: r.rank)
+    omitted += max(0, len(out) - MAX_BLOCKED)
+    return tuple(out[:MAX_BLOCKED]), omitted
+
+
+class _Gaps:
+    """Where each token stands in a final segmentation, to find what stood between two of them
+    (``limit``: the most tokens :meth:`tokens` gives; a longer gap gives ``()``)."""
 
     def __init__(
-        self,
-        model: MergeModel,
-        order: MergeOrder,
-        initial: list[int],
-        final: list[int],
-        record: Record,
-        full: bool,
-        names: Callable[[Sequence[int]], tuple[str, ...]],
+        self, final: Sequence[int], names: Callable[[Sequence[int]], tuple[str, ...]], limit: int | None = None
     ) -> None:
-        self.model, self.order, self.initial, self.final = model, order, initial, final
-        self.record, self.full, self.names = record, full, names
-
-    def blocked(self) -> tuple[BlockedRule, ...]:
-        """The rules that could have joined two symbols of this pre-token but did not (see :class:`BlockedRule`).
-
-        A rule is a candidate when both its symbols are in the final tokens and
-        it did not fire on them: either they are never adjacent at the end, or
-        (sequential order) they are adjacent but the rule's turn had passed.
-        The recorded states (``initial`` and each step's ``after``) tell whether
-        the two were ever side by side and which rule separated them. Pieces
-        too long to record whole (``full`` False) get the final-state reason only.
-        """
-        final = self.final
-        present = set(final)
-        adjacent = set(zip(final, final[1:]))
-        neighbours: list[set[tuple[int, int]]] | None = None  # adjacent pairs of each state, built on first need
-        out = []
-        for left in dict.fromkeys(final):
-            for right, rank in self.model.rules_by_left.get(left, ()):
-                if right not in present or (left == right and final.count(left) < 2):
-                    continue
-                if (left, right) in adjacent and (not self.order.sequential or not self.full):
-                    continue  # rank order would have merged them; nothing to explain
-                if self.full and neighbours is None:
-                    states = [self.initial] + [after for _r, _s, _b, after in self.record]
-                    neighbours = [set(zip(st, st[1:])) for st in states]
-                met = [k for k, seen in enumerate(neighbours or ()) if (left, right) in seen]
-                between = () if (left, right) in adjacent else self._between(left, right)
-                out.append(self._judge(left, right, rank, met, between))
-        out.sort(key=lambda r: r.rank)
-        return tuple(out)
-
-    def _judge(self, left: int, right: int, rank: int, met: list[int], between: tuple[str, ...]) -> BlockedRule:
-        """Why rule ``rank`` (``left``, ``right``) did not fire; ``met``: the states where they stood side by side."""
-        pair = self.names((left, right))
-        pair = (pair[0], pair[1])
-        shown = f"{pair[0]!r} and {pair[1]!r}"
-        model, record = self.model, self.record
-        maker = record[met[0] - 1][0] if met and met[0] else None
-        if self.order.sequential and maker is not None and maker > rank:
-            reason = (
-                f"{shown} only became neighbours when rule {maker} {model.show_pair(*model.merge_ids[maker][:2])} "
-                "fired, after this rule's turn in the single pass over the merge table"
-            )
-            return BlockedRule(rank, pair, between, reason, "too_late", maker)
-        last = met[-1] if met else -1
-        if 0 <= last < len(record):
-            taker = record[last][0]
-            took = model.merge_ids[taker]
-            lost = [self.names((s,))[0] for s in (left, right) if s in took[:2]] or [pair[0]]
-            earlier = "comes earlier in the table" if self.order.sequential else "has a lower rank"
-            reason = (
-                f"{shown} stood side by side, but rule {taker} {model.show_pair(*took[:2])} {earlier} "
-                f"and merged {lost[0]!r} into {self.names((took[2],))[0]!r} first"
-            )
-            return BlockedRule(rank, pair, between, reason, "taken", taker)
-        if between:
-            return BlockedRule(
-                rank, pair, between, f"{shown} never met: {' '.join(map(repr, between))} stood between them"
-            )
-        return BlockedRule(rank, pair, between, f"{pair[1]!r} only comes before {pair[0]!r}, never right after it")
-
-    def _between(self, left: int, right: int) -> tuple[str, ...]:
-        """The tokens between the first ``left`` that has a ``right`` after it and that ``right``."""
-        final = self.final
+        self.final = final
+        self.names = names
+        self.limit = limit
+        self.where: dict[int, list[int]] = {}
         for i, s in enumerate(final):
-            if s != left:
-                continue
-            for j in range(i + 1, len(final)):
-                if final[j] == right:
-                    return self.names(final[i + 1 : j])
-        return ()
+            self.where.setdefault(s, []).append(i)
+        self.adjacent = set(zip(final, final[1:]))
+
+    def between(self, left: int, right: int) -> tuple[int, int] | None:
+        """``(i, j)``: the first ``left`` and the first ``right`` after it, or ``None`` (absent, or only before)."""
+        lefts, rights = self.where.get(left), self.where.get(right)
+        if not lefts or not rights:
+            return None
+        i = lefts[0]
+        k = bisect_right(rights, i)
+        return (i, rights[k]) if k < len(rights) else None
+
+    def tokens(self, left: int, right: int) -> tuple[str, ...]:
+        """The tokens between the first ``left`` that has a ``right`` after it and that ``right`` (``()`` if none)."""
+        if (left, right) in self.adjacent:
+            return ()
+        span = self.between(left, right)
+        if span is None or (self.limit is not None and span[1] - span[0] - 1 > self.limit):
+            return ()
+        return self.names(self.final[span[0] + 1 : span[1]])
+
+
+def _judge(
+    model: MergeModel, order: MergeOrder, run: MergeRun, rank: int, met: tuple[int, int, int], gaps: _Gaps
+) -> BlockedRule:
+    """Why rule ``rank``, whose symbols first stood side by side at state ``met[0]``, never fired."""
+    state, left, right = met
+    strings = model.table.strings
+    maker = run.steps[state - 1] if state else None
+    if order.sequential and maker is not None and maker.rank > rank:
+        pair = (strings[left], strings[right])
+        reason = (
+            f"{pair[0]!r} and {pair[1]!r} only became neighbours at step {state}, when rule {maker.rank} "
+            f"{model.show_pair(maker.left, maker.right)} fired, after this rule's turn in the single pass "
+            "over the merge table"
+        )
+        return BlockedRule(rank, pair, gaps.tokens(left, right), reason, "too_late", maker.rank, state)
+    if rank not in run.taken:
+        pair = (strings[left], strings[right])
+        reason = f"{pair[0]!r} and {pair[1]!r} stood side by side to the end, but BPE-dropout skipped this merge"
+        return BlockedRule(rank, pair, (), reason, "dropped")
+    step_no, taker, left, right, lost = run.taken[rank]
+    pair = (strings[left], strings[right])
+    took = run.steps[step_no - 1]
+    token = strings[model.merge_ids[taker][2]]
+    if taker < rank or order.sequential:
+        earlier = "comes earlier in the table" if order.sequential else "has a lower rank"
+        why = f"rule {taker} {model.show_pair(took.left, took.right)} {earlier}"
+    else:  # only with dropout: a higher rank fired while this one was skipped
+        why = f"BPE-dropout skipped this merge and rule {taker} {model.show_pair(took.left, took.right)}"
+    reason = (
+        f"{pair[0]!r} and {pair[1]!r} stood side by side, but {why} and merged {strings[lost]!r} "
+        f"into {token!r} first, at step {step_no}"
+    )
+    return BlockedRule(rank, pair, gaps.tokens(left, right), reason, "taken", taker, step_no)
+
+
+def _apart(
+    model: MergeModel, final: Sequence[int], met: dict[int, tuple[int, int, int]], gaps: _Gaps, long: bool
+) -> tuple[list[BlockedRule], int]:
+    """Rules whose two symbols both end in the final tokens but never stood side by side; and how many
+    were left out (long pre-tokens: more than :data:`MAX_BETWEEN` tokens between)."""
+    out: list[BlockedRule] = []
+    omitted = 0
+    names = gaps.names
+    for left, right, rank in _final_rules(model, final):
+        if rank in met or (left == right and len(gaps.where[left]) < 2):
+            continue
+        span = gaps.between(left, right)
+        if long and span is not None and span[1] - span[0] - 1 > MAX_BETWEEN:
+            omitted += 1
+            continue
+        pair = names((left, right))
+        if span is None:
+            reason = f"{pair[1]!r} only comes before {pair[0]!r}, never right after it"
+            out.append(BlockedRule(rank, (pair[0], pair[1]), (), reason))
+            continue
+        between = names(final[span[0] + 1 : span[1]])
+        reason = f"{pair[0]!r} and {pair[1]!r} never met: {' '.join(map(repr, between))} stood between them"
+        out.append(BlockedRule(rank, (pair[0], pair[1]), between, reason))
+    return out, omitted
+
+
+def _final_rules(model: MergeModel, final: Sequence[int]) -> list[tuple[int, int, int]]:
+    """``(left, right, rank)`` of every rule of the table whose two symbols are both among ``final``.
+
+    Walks whichever is shorter: the rules starting with each distinct final
+    token, or every pair of distinct final tokens (long words have many).
+    """
+    distinct = list(dict.fromkeys(final))
+    present = set(distinct)
+    by_left = model.rules_by_left
+    if sum(len(by_left.get(x, ())) for x in distinct) <= len(distinct) ** 2:
+        return [(x, y, r) for x in distinct for y, r in by_left.get(x, ()) if y in present]
+    get = model.pair_rank.get
+    found = ((x, y, get(x * SHIFT + y)) for x in distinct for y in distinct)
+    return [(x, y, r) for x, y, r in found if r is not None]
 
 
 def _fallbacks(model: MergeModel, chunk: str, final: list[int], log: FallbackLog) -> tuple[Fallback, ...]:

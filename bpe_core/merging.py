@@ -12,25 +12,31 @@ long ones (over 128 symbols) a linked list with a heap, in O(n log n).
 byte-level tables without an end-of-word marker in ``rank`` order: it goes
 from a pre-token's text straight to its ids with loops specialised to one
 semantics and no trace (see its docstring for each technique).
+
+:meth:`RuleApplier.run` is the recorded loop (traces, BPE-dropout): the same
+linked list and heap as the long loop, keeping what each step did rather than
+a copy of the word (:mod:`bpe_core.merge_run`).
 """
 
 from __future__ import annotations
 
 import heapq
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
+from .errors import OptionError
+from .merge_run import INF, Candidate, MergeRun, Walk
 from .options import OPTIONS, mode_object
 from .symbols import SHIFT
 
-INF = 1 << 62
-"""The rank of a pair no rule merges."""
 LONG = 128
-"""Pre-tokens with more symbols than this use the heap-based loop (unless a trace is recorded)."""
+"""Pre-tokens with more symbols than this use the heap-based loop."""
 
-Record = list[tuple[int, tuple[int, ...], list[int], list[int]]]
-"""``(rank, sites, before, after)`` per rule application, as :meth:`RuleApplier.apply` records them."""
+Record = list[tuple[int, tuple[int, ...], int, int]]
+"""``(rank, sites, left, right)`` per rule application, as :meth:`RuleApplier.apply` records them: ``sites``
+index the word as it stood before the application, ``left``/``right`` are the ids joined at the first site."""
 
 
 @dataclass(frozen=True)
@@ -114,24 +120,105 @@ class RuleApplier:
 
         ``syms`` is consumed (changed in place). ``start``/``stop`` (sequential
         order only) restrict the pass to ranks ``start <= rank < stop``;
-        ``record`` collects ``(rank, sites, before, after)`` per rule applied.
+        ``record`` collects ``(rank, sites, left, right)`` per rule applied
+        (see :data:`Record`; it runs :meth:`run`).
         """
-        long = len(syms) > LONG and record is None
+        if record is not None:
+            run = self.run(syms, order, start=start, stop=stop)
+            record.extend((s.rank, s.sites, s.left, s.right) for s in run.steps)
+            return run.final
+        long = len(syms) > LONG
         if self.by_bytes:
             if long:
                 out = self._merge_long(syms, order, start, stop)
             else:
                 get, data = self.token_rank.get, self.data
                 ranks = [get(data[x] + data[y], INF) for x, y in zip(syms, syms[1:])]
-                out = self._merge_short(syms, ranks, order, record, start, stop)
+                out = self._merge_short(syms, ranks, order, start, stop)
             if len(out) > 1 and not order.sequential and self.whole_piece:
-                out = self._whole_piece(out, record)
+                out = self._whole_piece(out)
             return out
         if long:
             return self._merge_long(syms, order, start, stop)
         pget = self.pair_rank.get
         ranks = [pget(x * SHIFT + y, INF) for x, y in zip(syms, syms[1:])]
-        return self._merge_short(syms, ranks, order, record, start, stop)
+        return self._merge_short(syms, ranks, order, start, stop)
+
+    def run(
+        self,
+        syms: Sequence[int],
+        order: MergeOrder,
+        *,
+        start: int = 0,
+        stop: int = INF,
+        traced: bool = True,
+        dropout: float = 0.0,
+        rng: random.Random | None = None,
+    ) -> MergeRun:
+        """Apply the rules to one pre-token and record what each step did, in O(n log n) time and O(n) memory.
+
+        The same rules fire in the same order as :meth:`apply` (the ids are
+        identical). Each step keeps its rank, its sites (indices into the word
+        before it) and the symbols it joined, never a copy of the word (see
+        :class:`~bpe_core.merge_run.MergeRun`); with ``traced`` also, per
+        rule, the first state where its two symbols stood side by side and
+        the first step that took one of them.
+
+        BPE-dropout (Provilkov et al. 2020, section 3; subword-nmt
+        ``apply_bpe.py --dropout``): with ``dropout = p > 0``, at each step
+        every merge that could fire is skipped with probability ``p`` (one
+        ``rng.random() < p`` per candidate, lowest rank first, left to right);
+        the lowest-ranked rule with a merge left fires at those of its
+        positions that were not skipped (pair semantics; under tiktoken's byte
+        semantics only the leftmost, as without dropout), and the skipped ones
+        are candidates again at the next step (in ``sequential`` order their
+        turn has passed). When every candidate is skipped the run ends: ``p=1``
+        leaves the spelling as it is. tiktoken's whole-piece lookup counts as
+        one more merge that can be skipped.
+
+        Args:
+            syms: the pre-token's base symbol ids (not changed).
+            order: the merge order; ``start``/``stop``: the rank range, sequential order only.
+            traced: keep positions in the word's coordinates and the met/taken pairs.
+            dropout: the probability ``p`` of skipping each candidate merge, in ``[0, 1]``.
+            rng: the random generator dropout draws from (required when ``dropout > 0``).
+
+        Raises:
+            OptionError: ``dropout`` outside ``[0, 1]`` or without ``rng``.
+        """
+        if not 0.0 <= dropout <= 1.0 or (dropout and rng is None):
+            raise OptionError(f"dropout must be a probability in [0, 1] with a random generator, not {dropout!r}")
+        walk = Walk(syms, self._rank_or_none(), traced)
+        single = self.by_bytes and not order.sequential
+        last = start - 1
+        while True:
+            rank, sites, dropped = _pick(walk, order.sequential, single, last, stop, dropout, rng)
+            if rank is None:
+                walk.run.end_dropped = dropped
+                break
+            walk.merge(rank, sites, self.merge_ids[rank][2], dropped)
+            last = rank
+        if single and self.whole_piece:
+            self._whole_piece_walk(walk, dropout, rng)
+        walk.run.final = walk.symbols()
+        return walk.run
+
+    def _whole_piece_walk(self, walk: Walk, dropout: float, rng: random.Random | None) -> None:
+        """:meth:`_whole_piece` on a :class:`~bpe_core.merge_run.Walk` (recorded as one step joining every symbol)."""
+        out = walk.symbols()
+        if len(out) < 2:
+            return
+        data = self.data
+        rank = self.token_rank.get(b"".join([data[x] for x in out]))
+        if rank is None:
+            return
+        a, b, new = self.merge_ids[rank]
+        if len(out) == 2:
+            a, b = out
+        if dropout and rng is not None and rng.random() < dropout:
+            walk.run.end_dropped += ((rank, 0, a, b),)
+            return
+        walk.merge_all(rank, new, a, b)
 
     def rank_encoder(self, byte_ids: Sequence[int]) -> Callable[[str], tuple[int, ...]]:
         """``encode(chunk)``: one pre-token's ids in ``rank`` order, as ``apply(spelling, "rank")`` gives them.
@@ -229,9 +316,7 @@ class RuleApplier:
         pget = self.pair_rank.get
         return lambda x, y: pget(x * SHIFT + y, INF)
 
-    def _merge_short(
-        self, syms: list[int], ranks: list[int], order: MergeOrder, record: list | None, start: int, stop: int
-    ) -> list[int]:
+    def _merge_short(self, syms: list[int], ranks: list[int], order: MergeOrder, start: int, stop: int) -> list[int]:
         """The merge loop for short chunks, keeping each adjacent pair's rank up to date.
 
         ``ranks[i]`` is the rank of ``(syms[i], syms[i + 1])``. A pass takes the
@@ -258,11 +343,8 @@ class RuleApplier:
             if rank_of is None:
                 rank_of = self._rank_of()
             new = merges[best][2]
-            before = syms[:] if record is not None else None
-            sites: list[int] = []
             i = ranks.index(best)
             while True:
-                sites.append(i + len(sites))  # index in ``before``: each earlier merge removed one symbol
                 syms[i] = new
                 del syms[i + 1]
                 del ranks[i]
@@ -276,59 +358,58 @@ class RuleApplier:
                     i = ranks.index(best, i + 1)
                 except ValueError:
                     break
-            if record is not None:
-                record.append((best, tuple(sites), before, syms[:]))
             last = best
         return syms
 
-    def _whole_piece(self, out: list[int], record: list | None) -> list[int]:
+    def _whole_piece(self, out: list[int]) -> list[int]:
         """tiktoken's whole-piece lookup (``CoreBPE::encode_ordinary`` in ``src/lib.rs``).
 
         tiktoken looks each pre-token up as a whole before merging; when merging
         stopped short of a token that spells the whole piece, that token wins (a
-        table whose every token is reachable by merging never gets here). The
-        trace records it as one application of that token's rule at position 0.
-        Merging keeps the bytes, so the piece is the concatenation of ``out``.
+        table whose every token is reachable by merging never gets here). A
+        trace records it as one application of that token's rule at position 0
+        joining every symbol. Merging keeps the bytes, so the piece is the
+        concatenation of ``out``.
         """
         data = self.data
         rank = self.token_rank.get(b"".join([data[x] for x in out]))
         if rank is None:
             return out
-        new = self.merge_ids[rank][2]
-        if record is not None:
-            record.append((rank, (0,), out, [new]))
-        return [new]
+        return [self.merge_ids[rank][2]]
 
     def _merge_long(self, syms: list[int], order: MergeOrder, start: int = 0, stop: int = INF) -> list[int]:
-        """The same as :meth:`apply` in O(n log n), for long chunks (linked list + heap).
+        """The same as :meth:`apply` in O(n log n) time and O(n) memory, for long chunks (linked list + heap).
 
-        The heap holds ``(rank, position)``; entries are checked when popped.
-        Pair semantics (and ``sequential`` order) pop a whole rank at once and
-        merge its occurrences left to right; tiktoken byte semantics in
-        ``rank`` order merge one popped entry at a time.
+        The heap holds one int per pair, ``rank << shift | position`` (ints
+        compare faster than tuples and are not tracked by the garbage
+        collector, whose passes over millions of tuples made this loop
+        superlinear in practice); ``rk[i]`` is the current rank of the pair at
+        position ``i``, so a popped key is current when it matches. Pair
+        semantics (and ``sequential`` order) pop a whole rank at once and merge
+        its occurrences left to right; tiktoken byte semantics in ``rank``
+        order merge one popped entry at a time.
         """
         rank_of = self._rank_or_none()
         n = len(syms)
+        shift = n.bit_length()
         sym = list(syms)
         nxt = list(range(1, n + 1))
         nxt[-1] = -1
         prv = list(range(-1, n - 1))
-        heap = [(r, i) for i in range(n - 1) if (r := rank_of(sym[i], sym[i + 1])) is not None]
+        rk = [INF] * n
+        heap = []
+        for i in range(n - 1):
+            r = rank_of(sym[i], sym[i + 1])
+            if r is not None:
+                rk[i] = r
+                heap.append(r << shift | i)
         heapq.heapify(heap)
-        sequential = order.sequential
-        single = self.by_bytes and not sequential
-        last = start - 1
-        while heap:
-            r = heap[0][0]
-            if sequential and r >= stop:
-                break
-            batch = [heapq.heappop(heap)[1]] if single else _pop_rank(heap, r)
-            if sequential and r <= last:
-                continue
-            new = self.merge_ids[r][2]
-            joined = _join(batch, r, new, sym, nxt, prv, rank_of)
-            last = r
-            _push_neighbours(joined, new, sym, nxt, prv, rank_of, heap)
+        links = (sym, nxt, prv, rk, heap, shift)
+        new_of = [new for _a, _b, new in self.merge_ids]
+        if self.by_bytes and not order.sequential:
+            _merge_single(links, self.token_rank.get, self.data, new_of)
+        else:
+            _merge_batches(links, rank_of, new_of, order.sequential, start, stop)
         out = []
         i = 0
         while i != -1:
@@ -345,62 +426,159 @@ class RuleApplier:
         return lambda x, y: pget(x * SHIFT + y)
 
 
-def _pop_rank(heap: list[tuple[int, int]], rank: int) -> list[int]:
-    """Pop every heap entry of ``rank``; their positions, ascending (left to right)."""
-    batch = []
-    while heap and heap[0][0] == rank:
-        batch.append(heapq.heappop(heap)[1])
-    return batch
+Links = tuple[list[int], list[int], list[int], list[int], list[int], int]
+"""``(sym, nxt, prv, rk, heap, shift)``: a word as a linked list with a heap of ``rank << shift | position``."""
 
 
-def _join(
-    batch: list[int],
-    rank: int,
-    new: int,
-    sym: list[int],
-    nxt: list[int],
-    prv: list[int],
-    rank_of: Callable[[int, int], int | None],
-) -> list[int]:
-    """Merge the still-valid pairs of ``rank`` at ``batch``'s positions (a linked list); the positions merged."""
-    joined = []
-    for i in batch:  # ascending positions: left to right
-        j = nxt[i]
-        if sym[i] < 0 or j < 0 or rank_of(sym[i], sym[j]) != rank:
-            continue
-        n2 = nxt[j]
-        sym[i] = new
-        sym[j] = -1
-        nxt[i] = n2
-        if n2 >= 0:
-            prv[n2] = i
-        joined.append(i)
-    return joined
-
-
-def _push_neighbours(
-    joined: list[int],
-    new: int,
-    sym: list[int],
-    nxt: list[int],
-    prv: list[int],
-    rank_of: Callable[[int, int], int | None],
-    heap: list[tuple[int, int]],
+def _merge_single(
+    links: Links, token_get: Callable[[bytes], int | None], data: Sequence[bytes], new_of: list[int]
 ) -> None:
-    """Push the ranks of the pairs each new symbol forms with its neighbours."""
-    for i in joined:
-        if sym[i] != new:
-            continue
+    """tiktoken byte semantics, ``rank`` order: merge the lowest current heap entry, one at a time (in place).
+
+    Two adjacent tokens merge at the rank of the token their bytes spell
+    (``token_get(data[x] + data[y])``, looked up inline: this is the hot loop of
+    long pieces).
+    """
+    sym, nxt, prv, rk, heap, shift = links
+    mask = (1 << shift) - 1
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        key = pop(heap)
+        i = key & mask
+        r = key >> shift
+        if rk[i] != r:
+            continue  # stale: the pair at i changed since
+        j = nxt[i]
+        k = nxt[j]
+        new = new_of[r]
+        sym[i] = new
+        rk[j] = INF
+        nxt[i] = k
+        rr = None
+        if k >= 0:
+            prv[k] = i
+            rr = token_get(data[new] + data[sym[k]])
+        if rr is None:
+            rk[i] = INF
+        else:
+            rk[i] = rr
+            push(heap, rr << shift | i)
         p = prv[i]
         if p >= 0:
-            rr = rank_of(sym[p], new)
-            if rr is not None:
-                heapq.heappush(heap, (rr, p))
-        j = nxt[i]
-        if j >= 0:
-            rr = rank_of(new, sym[j])
-            if rr is not None:
-                heapq.heappush(heap, (rr, i))
+            rr = token_get(data[sym[p]] + data[new])
+            if rr is None:
+                rk[p] = INF
+            elif rr != rk[p]:
+                rk[p] = rr
+                push(heap, rr << shift | p)
+
+
+def _merge_batches(
+    links: Links, rank_of: Callable[[int, int], int | None], new_of: list[int], sequential: bool, start: int, stop: int
+) -> None:
+    """Pair semantics or ``sequential`` order: pop a whole rank, merge its occurrences left to right (in place)."""
+    sym, nxt, prv, rk, heap, shift = links
+    mask = (1 << shift) - 1
+    pop = heapq.heappop
+    last = start - 1
+    while heap:
+        r = heap[0] >> shift
+        if sequential and r >= stop:
+            break
+        batch = []
+        while heap and heap[0] >> shift == r:
+            batch.append(pop(heap) & mask)
+        if sequential and r <= last:
+            continue
+        new = new_of[r]
+        joined = []
+        for i in batch:  # ascending positions: left to right, an overlapped one is no longer current
+            if rk[i] != r:
+                continue
+            j = nxt[i]
+            k = nxt[j]
+            sym[i] = new
+            rk[i] = rk[j] = INF
+            nxt[i] = k
+            if k >= 0:
+                prv[k] = i
+            joined.append(i)
+        last = r
+        for i in joined:
+            _rerank(links, prv[i], rank_of)
+            _rerank(links, i, rank_of)
+
+
+def _rerank(links: Links, i: int, rank_of: Callable[[int, int], int | None]) -> None:
+    """Look up the rank of the pair at position ``i`` again; push it when it changed."""
+    if i < 0:
+        return
+    sym, nxt, _prv, rk, heap, shift = links
+    j = nxt[i]
+    r = rank_of(sym[i], sym[j]) if j >= 0 else None
+    if r is None:
+        rk[i] = INF
+    elif r != rk[i]:
+        rk[i] = r
+        heapq.heappush(heap, r << shift | i)
+
+
+def _pick(
+    walk: Walk,
+    sequential: bool,
+    single: bool,
+    last: int,
+    stop: int,
+    dropout: float,
+    rng: random.Random | None,
+) -> tuple[int | None, list[int], tuple[Candidate, ...]]:
+    """The next step of :meth:`RuleApplier.run`: ``(rank, sites, skipped candidates)``, rank ``None`` at the end.
+
+    Candidates come off the heap lowest rank first, left to right; with
+    dropout each is skipped with probability ``dropout`` and the first rank
+    with a merge left fires. Skipped candidates go back on the heap (rank
+    order) for the next step.
+    """
+    aside: list[int] = []
+    while True:
+        if single:
+            i = walk.pop_one()
+            if i is None:
+                break
+            rank = walk.rk[i]
+            if dropout and rng.random() < dropout:  # type: ignore[union-attr]
+                aside.append(i)
+                continue
+            sites = [i]
+        else:
+            rank = walk.lowest()
+            if rank is None or (sequential and rank >= stop):
+                break
+            found = walk.pop_rank(rank)
+            if sequential and rank <= last:
+                continue
+            if dropout:
+                kept: list[int] = []
+                for i in found:
+                    (aside if rng.random() < dropout else kept).append(i)  # type: ignore[union-attr]
+                found = kept
+            if not found:
+                continue
+            sites = _apart(found, walk.nxt)
+        skipped = walk.candidates(aside) if aside else ()
+        if aside and not sequential:
+            walk.push_back(aside)
+        return rank, sites, skipped
+    return None, [], walk.candidates(aside)
+
+
+def _apart(positions: list[int], nxt: list[int]) -> list[int]:
+    """Ascending ``positions`` without overlaps, left to right (``x x x``: the first pair, not the second)."""
+    out = [positions[0]]
+    for i in positions[1:]:
+        if i != nxt[out[-1]]:
+            out.append(i)
+    return out
 
 
 def _made_before_use(merge_ids: Sequence[tuple[int, int, int]], size: int) -> bool:

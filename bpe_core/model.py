@@ -219,7 +219,8 @@ class MergeModel:
         Args:
             symbols: symbol ids (not changed).
             order: ``"rank"`` or ``"sequential"`` (or a :class:`~bpe_core.merging.MergeOrder`).
-            record: if given, ``(rank, sites, before, after)`` is appended per rule applied.
+            record: if given, ``(rank, sites, left, right)`` is appended per rule applied
+                (:data:`bpe_core.merging.Record`).
             start, stop: sequential order only: apply ranks ``start <= rank < stop``.
 
         Returns:

@@ -8,6 +8,7 @@ tokens use GPT-2's byte-to-unicode characters (``Ġ`` for a space).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 Pair = tuple[str, str]
@@ -143,46 +144,75 @@ class MergeSummary:
 
 
 @dataclass(frozen=True)
-class RuleApplication:
-    """One merge rule firing inside one pre-token during encoding.
+class DroppedMerge:
+    """A merge BPE-dropout skipped at one step (Provilkov et al. 2020): it could have fired, and did not.
 
     Attributes:
         rank: the rule's merge rank.
-        pair: the rule's two symbols.
-        token: the merged token.
-        positions: indices into ``before`` of each left symbol that merged.
-        before: the pre-token's symbols before the rule fired.
-        after: its symbols after.
+        pair: the two symbols that stood side by side (the first skipped site).
+        token: the token the merge would have formed.
+        positions: indices into the word as it stood at that step of each skipped left symbol.
     """
 
     rank: int
     pair: Pair
     token: str
     positions: tuple[int, ...]
-    before: tuple[str, ...]
-    after: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RuleApplication:
+    """One merge rule firing inside one pre-token during encoding.
+
+    What the rule did, not a copy of the word: the word's symbols before and
+    after any step are rebuilt from the steps on demand (:meth:`PieceTrace.state`).
+
+    Attributes:
+        rank: the rule's merge rank.
+        pair: the rule's two symbols (under tiktoken's byte semantics, the two
+            tokens it joined at its first site).
+        token: the merged token.
+        positions: indices into the word before the rule fired of each left
+            symbol that merged (ascending; the sites merge at once).
+        width: how many symbols each site joins: 2, or for tiktoken's
+            whole-piece lookup (the pre-token is itself a token that merging
+            did not reach) every symbol of the word, at position 0.
+        dropped: with BPE-dropout, the merges skipped at this step, lowest rank first.
+    """
+
+    rank: int
+    pair: Pair
+    token: str
+    positions: tuple[int, ...]
+    width: int = 2
+    dropped: tuple[DroppedMerge, ...] = ()
 
 
 @dataclass(frozen=True)
 class BlockedRule:
-    """A merge rule that could have joined two symbols of a pre-token but did not.
+    """A merge rule that could have joined two symbols of a pre-token but never fired there.
 
     Attributes:
         rank: the rule's merge rank.
         pair: the rule's two symbols.
         between: the tokens standing, in the final segmentation, between the
             nearest left symbol and the next right symbol (empty when they are
-            adjacent at the end, or the right symbol only comes first).
-        reason: a sentence saying why the rule could not fire.
+            adjacent at the end, when one of them is gone from the final
+            tokens, or when the right symbol only comes first).
+        reason: a sentence saying why the rule did not fire.
         kind: ``"apart"`` (both symbols are in the final tokens but were never
-            side by side), ``"taken"`` (they were side by side, then an
-            earlier-ranked rule, or in sequential order an earlier rule of the
-            table, merged one of them into something else) or ``"too_late"``
-            (sequential order only: they became side by side after the rule's
-            turn in the one pass over the table had passed).
+            side by side), ``"taken"`` (they stood side by side, then another
+            rule, lower-ranked or in sequential order earlier in the table,
+            merged one of them into something else first: ``n e`` in
+            ``nest`` once ``e s`` took the ``e``), ``"too_late"`` (sequential
+            order only: they became side by side after the rule's turn in the
+            one pass over the table had passed) or ``"dropped"`` (BPE-dropout
+            skipped it while they stood side by side, to the end).
         by_rank: for ``taken``, the rank of the rule that took a symbol; for
             ``too_late``, the rank of the rule whose merge made them adjacent;
             else ``None``.
+        step: for ``taken`` and ``too_late``, the 1-based number of that rule's
+            application among the pre-token's steps (the Encode page's ``step`` column); else ``None``.
     """
 
     rank: int
@@ -191,6 +221,7 @@ class BlockedRule:
     reason: str
     kind: str = "apart"
     by_rank: int | None = None
+    step: int | None = None
 
 
 @dataclass(frozen=True)
@@ -227,9 +258,11 @@ class PieceTrace:
         start: its character offset in the encoded text.
         special: True for a special token matched whole (no rules apply).
         initial: its symbols before any rule.
-        steps: every rule application, in the order they happened.
-        blocked: rules that could have joined two of its symbols but did not
-            (see :class:`BlockedRule`), by rank.
+        steps: every rule application, in the order they happened (see
+            :meth:`state` for the word between them).
+        blocked: rules that could have joined two of its symbols but never
+            fired (see :class:`BlockedRule`), by rank; at most
+            :data:`bpe_core.explain.MAX_BLOCKED`, the lowest ranks (see ``blocked_omitted``).
         fallbacks: characters that fell back to ``<unk>``, ``<0xNN>`` or raw bytes.
         tokens: the final tokens.
         ids: their ids (a ``keep`` fallback's temporary ids lie past the vocabulary).
@@ -242,6 +275,13 @@ class PieceTrace:
             ``"fallback"`` (``<unk>``, ``<0xNN>``) or ``"temporary"`` (a
             character the ``keep`` fallback kept, with an id numbered in the
             order this text met such characters).
+        dropped_at_end: with BPE-dropout, the merges skipped at the last
+            attempt, which ended the pre-token's run (every merge that could
+            fire was skipped); ``()`` without dropout.
+        blocked_omitted: how many blocked rules were found but left out of
+            ``blocked`` (over :data:`bpe_core.explain.MAX_BLOCKED`, or on pre-tokens over
+            :data:`bpe_core.explain.TRACE_SYMBOLS` symbols, ``apart`` rules with more than
+            :data:`bpe_core.explain.MAX_BETWEEN` tokens between their symbols); 0 for ordinary words.
     """
 
     text: str
@@ -256,6 +296,39 @@ class PieceTrace:
     token_bytes: tuple[bytes, ...] = ()
     ends_word: tuple[bool, ...] = ()
     kinds: tuple[str, ...] = ()
+    dropped_at_end: tuple[DroppedMerge, ...] = ()
+    blocked_omitted: int = 0
+
+    def state(self, k: int) -> tuple[str, ...]:
+        """The pre-token's symbols after its first ``k`` rule applications (``0``: ``initial``).
+
+        Rebuilt from the steps' positions, in O((n + sites) log n) for n
+        symbols (a Fenwick tree over the live positions), whatever ``k``.
+        ``state(len(steps))`` equals ``tokens``.
+
+        Raises:
+            IndexError: ``k`` outside ``0 .. len(steps)``.
+        """
+        if not 0 <= k <= len(self.steps):
+            raise IndexError(f"step {k} is outside 0..{len(self.steps)}")
+        if len(self.initial) <= 64:
+            *_, last = self.states(k)
+            return last
+        return _replay(self.initial, self.steps[:k])
+
+    def states(self, upto: int | None = None) -> Iterator[tuple[str, ...]]:
+        """``initial``, then the symbols after each rule application, up to step ``upto`` (all by default).
+
+        Each state costs O(n) to build: for all of a long word's steps, prefer
+        :meth:`state` for the few that are shown.
+        """
+        steps = self.steps if upto is None else self.steps[:upto]
+        word = list(self.initial)
+        yield tuple(word)
+        for step in steps:
+            for p in reversed(step.positions):
+                word[p : p + step.width] = [step.token]
+            yield tuple(word)
 
 
 @dataclass(frozen=True)
@@ -266,11 +339,15 @@ class EncodeTrace:
         text: the encoded text.
         order: ``"rank"`` or ``"sequential"``, the merge order that ran.
         pieces: one :class:`PieceTrace` per pre-token, in text order.
+        dropout: the BPE-dropout probability used (0: plain encoding).
+        seed: the seed of the dropout's random generator (``None`` without dropout).
     """
 
     text: str
     order: str
     pieces: tuple[PieceTrace, ...]
+    dropout: float = 0.0
+    seed: int | None = None
 
     @property
     def ids(self) -> list[int]:
@@ -320,3 +397,34 @@ class OrderDifference:
     text: str
     rank_tokens: tuple[str, ...]
     sequential_tokens: tuple[str, ...]
+
+
+def _replay(initial: Sequence[str], steps: Sequence[RuleApplication]) -> tuple[str, ...]:
+    """The symbols after ``steps`` starting from ``initial``: each site found by its index among the live
+    positions (a Fenwick tree, O(log n) per site) instead of shifting a list per step."""
+    n = len(initial)
+    word = list(initial)
+    alive = bytearray(b"\x01") * n
+    tree = [k & -k for k in range(n + 1)]  # Fenwick tree over n ones: tree[k] counts (k - lowbit(k), k]
+    top = 1 << (n.bit_length() - 1)
+
+    def kth(c: int) -> int:  # the position of the live symbol with index c
+        pos, rest, half = 0, c + 1, top
+        while half:
+            if pos + half <= n and tree[pos + half] < rest:
+                pos += half
+                rest -= tree[pos]
+            half >>= 1
+        return pos
+
+    for step in steps:
+        for p in reversed(step.positions):  # right to left: earlier indices stay valid
+            word[kth(p)] = step.token
+            for _ in range(step.width - 1):
+                gone = kth(p + 1)
+                alive[gone] = 0
+                k = gone + 1
+                while k <= n:
+                    tree[k] -= 1
+                    k += k & -k
+    return tuple(w for w, live in zip(word, alive) if live)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import FALLBACKS, ORDERS, BPEError
+from bpe_core.explain import MAX_BETWEEN, MAX_BLOCKED
 from bpe_core.formats import BUNDLED
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (
     READY,
+    dropout_samples,
     files_digest,
     order_can_differ,
     piece_in_order,
@@ -21,6 +23,7 @@ from ui.cache import (
     uploaded_tokenizer,
 )
 from ui.corpus import MAX_ENCODE_CHARS
+from ui.dropout_view import dropout_controls, sample_pieces, sample_rows
 from ui.layout import setup_page
 from ui.provenance import RULE_TABLE_HINT, rule_table, token_picker
 from ui.story_view import story_player
@@ -174,6 +177,16 @@ if len(enc.differences):
     st.info(f"The two merge orders cut {len(enc.differences)} word(s) differently:")
     st.dataframe(enc.differences, hide_index=True)
 
+drop = dropout_controls(BIND)
+samples = []
+if drop.on:
+    try:
+        limit = MAX_DRAWN // drop.count
+        samples = dropout_samples(tokenizer, source, text, order, allow, fallback, *drop.settings, limit)
+    except BPEError as exc:
+        st.error(f"Cannot sample with dropout: {plain(exc)}")
+    sample_rows(samples, len(ids), show_ws, show_ids)
+
 st.subheader("Rule by rule")
 pieces = [p for p in enc.trace.pieces if not p.special]
 if not pieces:
@@ -192,9 +205,12 @@ index = labels.index(label) if label in labels else 0
 piece = pieces[index]
 show = display_of(tokenizer)
 eow = tokenizer.end_of_word is not None
-story_player(piece, show, tokenizer.unit, eow, (source, text, order, fallback, index))
+if samples:
+    piece = sample_pieces(samples, index, piece, BIND, MAX_SYMBOLS)
+played = (drop.dropout, drop.seed, piece.ids) if samples else None
+story_player(piece, show, tokenizer.unit, eow, (source, text, order, fallback, index, played))
 columns = [(order, piece)]
-if piece.text in enc.differing:
+if piece.text in enc.differing and not samples:
     other = next(o for o in ORDERS if o != order)
     alt = piece_in_order(tokenizer, source, fallback, piece.text, other)
     if alt is not None:
@@ -226,8 +242,17 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
         # from the ids' records: a typed '</w>' or '<0x41>' is text, the marker and fallbacks are what they are
         symbols("Final tokens", len(p.ids), tokens_row(piece_views(p)[:MAX_SYMBOLS], show_ids=False))
         if blocked_rules(p):
-            st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
+            st.markdown(
+                "**Blocked rules**: rules that never fired here although their two symbols stood side by side "
+                "at some step (another rule took one of them first) or both end in the word with tokens between"
+            )
             st.dataframe(blocked_frame(p, show), hide_index=True, width="stretch")
+        if p.blocked_omitted:
+            st.caption(
+                f"{p.blocked_omitted:,} more blocked rules are not listed: a pre-token lists at most "
+                f"{MAX_BLOCKED:,}, and on a long one only rules with at most {MAX_BETWEEN} tokens between "
+                "their symbols."
+            )
         if p.fallbacks:
             st.markdown("**Fallbacks** (characters the alphabet could not hold as one symbol)")
             st.dataframe(fallbacks_frame(p, show), hide_index=True, width="stretch")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -69,11 +71,14 @@ def test_blocked_merge_hugs():
     assert [f.kind for f in piece.fallbacks] == ["kept"]
 
 
-def test_trace_steps_show_before_and_after():
+def test_trace_states_are_rebuilt_from_the_steps():
     tok = train(LOW, num_merges=10).tokenizer
     piece = tok.encode_with_trace("lower").pieces[0]
-    assert piece.steps[0].before == ("l", "o", "w", "e", "r", "</w>")
-    assert piece.steps[-1].after == ("low", "er</w>")
+    assert piece.state(0) == piece.initial == ("l", "o", "w", "e", "r", "</w>")
+    assert piece.state(len(piece.steps)) == piece.tokens == ("low", "er</w>")
+    assert list(piece.states()) == [piece.state(k) for k in range(len(piece.steps) + 1)]
+    with pytest.raises(IndexError):
+        piece.state(len(piece.steps) + 1)
     assert [s.rank for s in piece.steps] == [0, 1, 4, 5]
     assert tok.encode_with_trace("lower newer").ids == tok.encode("lower newer")
 
@@ -192,17 +197,23 @@ def test_blocked_rule_that_was_adjacent_until_an_earlier_rule_took_a_symbol():
     assert piece.tokens == ("a", "bc", "b")
     [rule] = piece.blocked
     assert (rule.rank, rule.pair, rule.kind, rule.by_rank, rule.between) == (1, ("a", "b"), "taken", 0, ("bc",))
-    assert "stood side by side, but rule 0 ('b', 'c') has a lower rank and merged 'b' into 'bc'" in rule.reason
+    assert "stood side by side, but rule 0 ('b', 'c') has a lower rank and merged 'b' into 'bc' first, at step 1" in (
+        rule.reason
+    )
+    assert rule.step == 1
 
 
 def test_sequential_order_reports_rules_whose_turn_had_passed():
     tok = Tokenizer.from_merges([("b", "c"), ("a", "b"), ("ab", "c"), ("abc", "d"), ("a", "bc")], pretokenizer="none")
-    assert tok.encode_with_trace("abcd").pieces[0].blocked == ()
+    # rank order: a b c d -> a bc d -> abc d -> abcd; (a, b) stood side by side until (b, c) took the b
+    ranked = tok.encode_with_trace("abcd").pieces[0]
+    assert [(b.rank, b.kind, b.by_rank, b.step) for b in ranked.blocked] == [(1, "taken", 0, 1)]
     piece = tok.encode_with_trace("abcd", order="sequential").pieces[0]
     assert piece.tokens == ("abc", "d")
-    [rule] = piece.blocked
-    assert (rule.rank, rule.pair, rule.kind, rule.by_rank) == (3, ("abc", "d"), "too_late", 4)
-    assert "only became neighbours when rule 4 ('a', 'bc') fired, after this rule's turn" in rule.reason
+    taken, rule = piece.blocked
+    assert (taken.rank, taken.kind, taken.by_rank, taken.step) == (1, "taken", 0, 1)
+    assert (rule.rank, rule.pair, rule.kind, rule.by_rank, rule.step) == (3, ("abc", "d"), "too_late", 4, 2)
+    assert "only became neighbours at step 2, when rule 4 ('a', 'bc') fired, after this rule's turn" in rule.reason
 
 
 def test_special_tokens_only_when_allowed():
@@ -288,3 +299,49 @@ def test_long_chunk_path_equals_short_path(text):
     simple = tok.model.merge(tok.model.spell(text), "rank", record=[])
     assert fast == simple
     assert tok.encode(text, order="sequential") == tok.model.merge(tok.model.spell(text), "sequential", record=[])
+
+
+# ----------------------------------------------------------------- blocked merges as a learner expects (issue 21)
+
+SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+"""Sennrich et al. 2016's toy corpus: its first rules are e s, es t, est </w>, l o, lo w, n e, ne w, ..."""
+
+
+def test_nest_lists_n_e_as_blocked_by_e_s():
+    """'nest' with the textbook table: e s fires first and takes the e that n e needed."""
+    tok = train(SENNRICH, num_merges=10).tokenizer
+    assert tok.merges[:6] == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("n", "e")]
+    piece = tok.encode_with_trace("nest").pieces[0]
+    assert piece.tokens == ("n", "est</w>")
+    assert [(s.rank, s.pair) for s in piece.steps] == [(0, ("e", "s")), (1, ("es", "t")), (2, ("est", "</w>"))]
+    [rule] = piece.blocked
+    assert (rule.rank, rule.pair, rule.kind, rule.by_rank, rule.step, rule.between) == (
+        5,
+        ("n", "e"),
+        "taken",
+        0,
+        1,
+        (),
+    )
+    assert rule.reason == (
+        "'n' and 'e' stood side by side, but rule 0 ('e', 's') has a lower rank and merged 'e' into 'es' first, "
+        "at step 1"
+    )
+
+
+def test_blocked_rules_of_a_long_piece_are_bounded_and_counted(monkeypatch):
+    from bpe_core import explain
+
+    merges = [(chr(97 + i), chr(97 + j)) for i in range(26) for j in range(26) if i != j]
+    tok = Tokenizer.from_merges(merges, pretokenizer="none")
+    rng = random.Random(21)
+    text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(3000))
+    whole = tok.encode_with_trace(text).pieces[0]
+    assert 150 < len(whole.blocked) <= explain.MAX_BLOCKED
+    assert whole.blocked_omitted > 0  # apart rules with more than MAX_BETWEEN tokens between, on a long piece
+    assert all(len(b.between) <= explain.MAX_BETWEEN for b in whole.blocked)
+    monkeypatch.setattr(explain, "MAX_BLOCKED", 50)
+    capped = tok.encode_with_trace(text).pieces[0]
+    assert capped.blocked == whole.blocked[:50]
+    assert capped.blocked_omitted == whole.blocked_omitted + len(whole.blocked) - 50
+    assert tok.encode_with_trace("nest").pieces[0].blocked_omitted == 0

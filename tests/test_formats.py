@@ -172,10 +172,10 @@ def test_cl100k_trace_pairs_are_the_pieces_that_merged():
     trace = bundled("cl100k_base").encode_with_trace(" tokenization")
     piece = trace.pieces[0]
     assert piece.tokens == ("Ġtoken", "ization")
-    for step in piece.steps:
+    for n, step in enumerate(piece.steps):
         assert step.token == step.pair[0] + step.pair[1]
         k = step.positions[0]
-        assert step.before[k : k + 2] == step.pair
+        assert piece.state(n)[k : k + 2] == step.pair
 
 
 def test_recovered_pairs_equal_gpt2_merges():

@@ -285,16 +285,46 @@ def test_blocked_rules_keep_only_what_stood_between_or_took_a_symbol():
     assert "rank 0 took a symbol first" in story_caption(story_rows(taken), 2, blocked_rules(taken))
 
 
-def test_story_without_recorded_states():
+def test_story_rows_are_rebuilt_from_positions():
     piece = PieceTrace("x" * 3, 0, False, ("x",) * 3, (), (), (), ("x",) * 3, (1, 1, 1))
     assert [r.tokens for r in story_rows(piece)] == [("x", "x", "x")]
     from bpe_core import RuleApplication
 
-    long = PieceTrace(
-        "ab", 0, False, ("a", "b"), (RuleApplication(0, ("a", "b"), "ab", (0,), (), ()),), (), (), ("ab",), (2,)
-    )
-    assert story_rows(long) is None
+    step = RuleApplication(0, ("a", "b"), "ab", (0, 2))
+    two = PieceTrace("abab", 0, False, ("a", "b", "a", "b"), (step,), (), (), ("ab", "ab"), (2, 2))
+    rows = story_rows(two)
+    assert [r.tokens for r in rows] == [("a", "b", "a", "b"), ("ab", "ab")] and rows[1].new == (0, 1)
+    assert rows[-1] == rows[1] and rows[0:1] == [rows[0]]
     assert BlockedRule(0, ("a", "b"), (), "r").kind == "apart"
+
+
+def test_story_of_a_long_word_draws_a_window_of_the_last_rows():
+    tok = Tokenizer.from_merges([("a", "a"), ("aa", "aa")], pretokenizer="none")
+    piece = tok.encode_with_trace("a" * 1000).pieces[0]
+    rows = story_rows(piece, width=40)
+    assert len(rows) == 3 and rows[-1].size == 250 and rows[0].size == 1000
+    assert rows[0].tokens == ("a",) * 40 and rows[0].fires == tuple(range(40))  # 40 symbols, 40 characters
+    assert rows[1].tokens == ("aa",) * 20 and rows[1].new == tuple(range(20))  # 40 characters
+    assert rows[-1].tokens == ("aaaa",) * 10 and rows[-1].offset == 0
+    html = body(story_html(rows, 3, "char", False))
+    assert "240 after …" in html and " before</span>" not in html
+    from bpe_core.formats import bundled
+    from viz.encode_story import ROWS_SHOWN
+
+    one_by_one = bundled("cl100k_base").encode_with_trace("-" * 300).pieces[0]  # tiktoken: one site per step
+    rows = story_rows(one_by_one)
+    assert len(rows) > 100
+    html = story_html(rows, len(rows) - 1, "byte", False)
+    assert html.count('class="bpe-story-label') == ROWS_SHOWN + 1
+    assert f"… {len(rows) - 1 - ROWS_SHOWN:,} earlier" in html
+    for k in range(len(rows) - 3, len(rows)):  # rows built going forward equal the state rebuilt from scratch
+        r = rows[k]
+        assert r.tokens == one_by_one.state(k)[r.offset : r.offset + len(r.tokens)]
+    chain = Tokenizer.from_merges([("a", "b")], pretokenizer="none").encode_with_trace("ab" * 5).pieces[0]
+    assert len(story_rows(chain)) == 2  # one rule, all sites at once
+    steps = Tokenizer.from_merges([("a", "b"), ("ab", "c"), ("abc", "d")], pretokenizer="none")
+    many = steps.encode_with_trace("abcd").pieces[0]
+    assert "earlier step" not in story_html(story_rows(many), 4, "char", False)
 
 
 # ----------------------------------------------------------------- encode page helpers

@@ -274,6 +274,52 @@ def session_encoded(
     return result
 
 
+@dataclass(frozen=True)
+class DropoutSample:
+    """One BPE-dropout segmentation of the Encode page's text.
+
+    Attributes:
+        seed: the seed it was drawn with.
+        trace: its trace (each step lists the merges dropout skipped).
+        views: its first ``limit`` tokens as token boxes (see :func:`encoded`).
+    """
+
+    seed: int
+    trace: bpe_core.EncodeTrace
+    views: list[TokenView]
+
+
+@st.cache_data(max_entries=8, show_spinner="Sampling segmentations with BPE-dropout…")
+def dropout_samples(
+    _tokenizer: bpe_core.Tokenizer,
+    source: Hashable,
+    text: str,
+    order: str,
+    allow_special: bool,
+    fallback: str,
+    dropout: float,
+    seed: int,
+    count: int,
+    limit: int,
+) -> list[DropoutSample]:
+    """``count`` segmentations of ``text`` with BPE-dropout ``dropout``, drawn with seeds ``seed``, ``seed + 1``, ...
+
+    ``_tokenizer`` and ``source`` as for :func:`encoded`. The engine's
+    per-pre-token cache is not used with dropout (each sample is drawn anew),
+    this page cache only remembers the samples of the same inputs and seed.
+
+    Raises:
+        bpe_core.BPEError: the text cannot be encoded, or ``dropout`` is not in ``[0, 1]`` (not cached).
+    """
+    tok = with_fallback(_tokenizer, fallback)
+    allowed = "all" if allow_special else ()
+    out = []
+    for k in range(count):
+        trace = tok.encode_with_trace(text, order=order, allowed_special=allowed, dropout=dropout, seed=seed + k)
+        out.append(DropoutSample(seed + k, trace, with_pieces(token_views(tok, trace, limit=limit), trace)))
+    return out
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def order_can_differ(_tokenizer: bpe_core.Tokenizer, source: Hashable) -> int:
     """How many tokens ``_tokenizer`` forms by more than one rule (0: both merge orders always agree).

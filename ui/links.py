@@ -42,12 +42,19 @@ CMP_MAX_MERGES = 20_000
 
 CHECK_MAX_MIN_FREQUENCY = 1_000_000
 """The Check page's minimum-frequency box (its corpora are a few lines long)."""
+MAX_DROPOUT_SAMPLES = 6
+"""The Encode page's BPE-dropout draws at most this many segmentations side by side."""
+MAX_DROPOUT_SEED = 2**31 - 1
+"""The largest seed the Encode page's dropout seed box takes."""
 
 NUMBERS: dict[str, tuple[int, int]] = {
     state.BUDGET: (0, MAX_BUDGET),
     state.MIN_FREQUENCY: (1, MAX_MIN_FREQUENCY),
     state.CMP_BUDGET: (1, CMP_MAX_MERGES),
     state.CHECK_MIN_FREQUENCY: (1, CHECK_MAX_MIN_FREQUENCY),
+    state.ENCODE_DROPOUT_PERCENT: (0, 100),
+    state.ENCODE_DROPOUT_SAMPLES: (1, MAX_DROPOUT_SAMPLES),
+    state.ENCODE_DROPOUT_SEED: (0, MAX_DROPOUT_SEED),
 }
 """Number boxes bound to the URL: their allowed range."""
 _OTHER_NUMBERS = re.compile(r"lesson\d+_merges$|\w+_step$")

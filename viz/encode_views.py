@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import pandas as pd
 
-from bpe_core import BlockedRule, EncodeTrace, Fallback, OrderDifference, PieceTrace, Tokenizer
+from bpe_core import BlockedRule, DroppedMerge, EncodeTrace, Fallback, OrderDifference, PieceTrace, Tokenizer
 from viz.tokens import TokenView, describe_bytes, isolate_words, visible
 
 Show = Callable[[str], str]
@@ -111,24 +111,47 @@ def piece_label(index: int, piece: PieceTrace) -> str:
     return f"#{index} {text!r} → {n} token{'s' if n != 1 else ''}"
 
 
+STATES_SHOWN = 512
+"""Pre-tokens with more symbols show no ``after`` column in the rule table (the player shows each state)."""
+
+
 def rule_steps_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
     """Each rule that fired in the pre-token: ``step``, ``rank``, ``left``, ``right``, ``token``,
-    ``positions`` (where the left symbol stood), ``after`` (the symbols after it fired)."""
-    return pd.DataFrame(
-        [
-            {
-                "step": i + 1,
-                "rank": a.rank,
-                "left": show(a.pair[0]),
-                "right": show(a.pair[1]),
-                "token": show(a.token),
-                "positions": ", ".join(map(str, a.positions)),
-                "after": " ".join(map(show, a.after)) if a.after else "(long piece: not recorded)",
-            }
-            for i, a in enumerate(piece.steps)
-        ],
-        columns=["step", "rank", "left", "right", "token", "positions", "after"],
-    )
+    ``positions`` (where the left symbol stood), ``after`` (the symbols after it fired, rebuilt from the
+    trace for pre-tokens of at most :data:`STATES_SHOWN` symbols) and, with BPE-dropout, ``dropped``
+    (the merges skipped at that step: ``e + s @ 3``)."""
+    short = len(piece.initial) <= STATES_SHOWN
+    states = iter(piece.states()) if short else None
+    if states is not None:
+        next(states)  # the spelling, before the first step
+    dropout = any(a.dropped for a in piece.steps)
+    rows = []
+    for i, a in enumerate(piece.steps):
+        row = {
+            "step": i + 1,
+            "rank": a.rank,
+            "left": show(a.pair[0]),
+            "right": show(a.pair[1]),
+            "token": show(a.token),
+            "positions": ", ".join(map(str, a.positions)),
+            "after": " ".join(map(show, next(states))) if states is not None else "(long piece: see the player)",
+        }
+        if dropout:
+            row["dropped"] = dropped_text(a.dropped, show)
+        rows.append(row)
+    columns = ["step", "rank", "left", "right", "token", "positions", "after"] + (["dropped"] if dropout else [])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def dropped_text(dropped: Sequence[DroppedMerge], show: Show = _same, limit: int = 6) -> str:
+    """Merges BPE-dropout skipped, in a few words: ``e + s @ 3; es + t @ 1`` (at most ``limit`` rules)."""
+    parts = [
+        f"{show(d.pair[0])} + {show(d.pair[1])} @ {', '.join(map(str, d.positions[:4]))}"
+        + ("…" if len(d.positions) > 4 else "")
+        for d in dropped[:limit]
+    ]
+    more = len(dropped) - limit
+    return "; ".join(parts) + (f"; and {more:,} more" if more > 0 else "")
 
 
 def rule_token_ids(tokenizer: Tokenizer, piece: PieceTrace) -> list[int]:
@@ -142,20 +165,32 @@ def rule_token_ids(tokenizer: Tokenizer, piece: PieceTrace) -> list[int]:
 
 
 def blocked_rules(piece: PieceTrace) -> list[BlockedRule]:
-    """The blocked rules worth explaining: both symbols were present and something kept them apart.
+    """The blocked rules worth explaining: the rule had a chance, or nearly, and something stopped it.
 
-    Kept: rules whose symbols never met because tokens stood between them
-    (``kind == "apart"`` with a non-empty ``between``), rules that lost a symbol to
-    an earlier rule (``"taken"``), and rules whose symbols met only after their turn
-    (``"too_late"``, sequential order). Left out: ``"apart"`` rules with nothing
-    between, where the right symbol only ever comes before the left one (``o + l``
-    in ``lo``): nothing blocked them, they never had a chance.
+    Kept: rules whose two symbols stood side by side at some step and lost one
+    to another rule first (``"taken"``: ``n + e`` in ``nest`` once ``e + s``
+    took the ``e``), met only after their turn (``"too_late"``, sequential
+    order) or were skipped by BPE-dropout (``"dropped"``), and rules whose
+    symbols both end in the word but never met because tokens stood between
+    them (``"apart"`` with a non-empty ``between``). Left out: ``"apart"`` rules
+    with nothing between, where the right symbol only ever comes before the
+    left one (``o + l`` in ``lo``): nothing blocked them, they never had a chance.
     """
     return [b for b in piece.blocked if b.kind != "apart" or b.between]
 
 
+BLOCKED_KINDS = {
+    "apart": "never met",
+    "taken": "a symbol taken",
+    "too_late": "met too late",
+    "dropped": "skipped by dropout",
+}
+"""Each :class:`bpe_core.BlockedRule` kind in a few words, for the ``blocked`` table."""
+
+
 def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
-    """The blocked rules worth explaining (:func:`blocked_rules`): ``rank``, ``left``, ``right``,
+    """The blocked rules worth explaining (:func:`blocked_rules`): ``rank``, ``left``, ``right``, ``what``
+    (the kind in words), ``step`` (when a symbol was taken, or the pair met too late; empty otherwise),
     ``between`` (the tokens that stood between, joined by spaces), ``why``."""
     return pd.DataFrame(
         [
@@ -163,12 +198,14 @@ def blocked_frame(piece: PieceTrace, show: Show = _same) -> pd.DataFrame:
                 "rank": b.rank,
                 "left": show(b.pair[0]),
                 "right": show(b.pair[1]),
+                "what": BLOCKED_KINDS.get(b.kind, b.kind),
+                "step": "" if b.step is None else str(b.step),
                 "between": " ".join(map(show, b.between)),
                 "why": isolate_words(b.reason),
             }
             for b in blocked_rules(piece)
         ],
-        columns=["rank", "left", "right", "between", "why"],
+        columns=["rank", "left", "right", "what", "step", "between", "why"],
     )
 
 

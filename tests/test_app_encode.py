@@ -1,0 +1,110 @@
+"""The Encode page on long repeated runs (issue 18) and with BPE-dropout (issue 21 item 4), as a user drives it.
+
+A long run of ``-``, ``=`` or spaces pasted from Markdown or code used to end the page in a MemoryError inside the
+merge loop (20,000 x 'a' on cl100k_base). Each bundled table must now answer with its tokens, the rule table and the
+player for that one long pre-token.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core.formats import bundled
+from ui import state
+from ui.corpus import MAX_ENCODE_CHARS
+
+from .test_app import captions, encode_page, fresh, metrics, submit
+
+STORY = state.STORY_PLAYER
+
+
+@pytest.fixture()
+def at() -> AppTest:
+    app = fresh()
+    assert not app.exception
+    return app
+
+
+@pytest.mark.parametrize("label", ["GPT-2", "cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("char", ["a", "-", " "])
+def test_encode_page_answers_a_20000_character_run(at, label, char):
+    encode_page(at)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value(label).run()
+    text = char * MAX_ENCODE_CHARS
+    at.text_area(key=state.ENCODE_TEXT).set_value(text).run()
+    assert not at.exception, at.exception
+    name = {"GPT-2": "gpt2"}.get(label, label)
+    ids = bundled(name).encode(text)
+    assert metrics(at)["tokens"] == f"{len(ids):,}"
+    assert not any("too long for the player" in c for c in captions(at))
+    # the player steps through the longest pre-token without storing its states
+    pieces = at.selectbox(key=state.ENCODE_PIECE)
+    longest = max(pieces.options, key=lambda o: int(o.rsplit("→ ", 1)[1].split()[0].replace(",", "")))
+    pieces.set_value(longest).run()
+    if any(b.key == STORY.last for b in at.button):  # no player when no rule applies (GPT-2 has no '  ' token)
+        at.button(key=STORY.last).click().run()
+    assert not at.exception, at.exception
+    assert any(c.startswith("Done:") for c in captions(at))
+
+
+SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
+
+
+def test_encode_page_lists_n_e_blocked_by_e_s_in_nest(at):
+    at.segmented_control(key=state.SOURCE).set_value("Paste").run()
+    at.text_area(key=state.PASTE).set_value(SENNRICH)
+    submit(at)
+    encode_page(at)
+    at.text_area(key=state.ENCODE_TEXT).set_value("nest").run()
+    assert not at.exception
+    blocked = next(df.value for df in at.dataframe if "what" in df.value.columns)
+    row = blocked[(blocked["left"] == "n") & (blocked["right"] == "e")].iloc[0]
+    assert (row["what"], row["step"]) == ("a symbol taken", "1")
+    assert "rule 0 ('e', 's') has a lower rank and merged 'e' into 'es' first, at step 1" in row["why"]
+    at.button(key=STORY.last).click().run()
+    assert any("n + e: rank 0 took a symbol first, at step 1" in c for c in captions(at))
+
+
+def test_encode_page_draws_dropout_samples_and_plays_one(at):
+    encode_page(at)
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("cl100k_base").run()
+    at.text_area(key=state.ENCODE_TEXT).set_value("unbelievable tokenization").run()
+    at.toggle(key=state.ENCODE_DROPOUT).set_value(True).run()
+    at.slider(key=state.ENCODE_DROPOUT_PERCENT).set_value(40).run()
+    at.number_input(key=state.ENCODE_DROPOUT_SAMPLES).set_value(3).run()
+    at.number_input(key=state.ENCODE_DROPOUT_SEED).set_value(7).run()
+    assert not at.exception, at.exception
+    tok = bundled("cl100k_base")
+    for k, seed in enumerate((7, 8, 9), start=1):
+        n = len(tok.encode("unbelievable tokenization", dropout=0.4, seed=seed))
+        assert any(m.value.startswith(f"**Sample {k}** (seed {seed}): {n} tokens") for m in at.markdown)
+    # the pre-token side by side in every sample, and the player on sample 2 lists the merges dropout skipped
+    at.radio(key=state.ENCODE_DROPOUT_PLAY).set_value("sample 2").run()
+    assert not at.exception, at.exception
+    piece = tok.encode_with_trace("unbelievable tokenization", dropout=0.4, seed=8).pieces[0]
+    assert any(c.startswith(f"sample 2: {len(piece.ids)} tokens") for c in captions(at))
+    if piece.steps and piece.steps[0].dropped:
+        assert any("BPE-dropout skipped" in c for c in captions(at))
+    steps = next(df.value for df in at.dataframe if "positions" in df.value.columns)
+    assert "dropped" in steps.columns or not any(s.dropped for s in piece.steps)
+    # p = 100 %: every pre-token stays in its bytes
+    at.slider(key=state.ENCODE_DROPOUT_PERCENT).set_value(100).run()
+    n = len(b"unbelievable tokenization")
+    assert any(m.value.startswith(f"**Sample 1** (seed 7): {n} tokens") for m in at.markdown)
+
+
+def test_a_dropout_link_opens_with_its_samples_and_bad_values_are_ignored():
+    from .test_app import opened_link
+
+    params = {
+        state.ENCODE_TEXT: "lowest",
+        state.ENCODE_DROPOUT: "true",
+        state.ENCODE_DROPOUT_PERCENT: "30",
+        state.ENCODE_DROPOUT_SEED: "inf",
+        state.ENCODE_DROPOUT_SAMPLES: "99",
+    }
+    at = opened_link(params, "pages/encode.py")
+    assert not at.exception
+    assert any("ignored" in w.value for w in at.warning)
+    assert at.toggle(key=state.ENCODE_DROPOUT).value is True

@@ -237,18 +237,30 @@ def _compare(result: TrainResult, pairs: list[tuple[Pair, int | None]], settings
     first_wrong = None
     for i, (pair, count) in enumerate(pairs):
         if i < result.num_merges:
-            step = result.steps[i]
-            counts = result.pair_counts_at(i)
+            step = result.summaries[i]
             ok = step.pair == pair and (count is None or count == step.count)
-            steps.append(
-                ClaimStep(i, pair, count, step.pair, step.count, counts.get(pair, 0), ok, step.top_pairs, step.num_tied)
-            )
+            top = result.steps[i].top_pairs
+            claimed_count = result.pair_count_at(i, pair)
+            steps.append(ClaimStep(i, pair, count, step.pair, step.count, claimed_count, ok, top, step.num_tied))
         else:
             ok = False
             steps.append(ClaimStep(i, pair, count, None, None, 0, False, (), 0))
         if not ok and first_wrong is None:
             first_wrong = i
     return MergeCheck(settings, tuple(steps), first_wrong, result.stop_reason)
+
+
+def _lowest_count_if_holds(result: TrainResult, pairs: list[tuple[Pair, int | None]]) -> int | None:
+    """The lowest count among the merges when the whole claim holds for ``result``, else ``None``.
+
+    Reads only the merge table and its counts: no step view is built.
+    """
+    if result.num_merges < len(pairs):
+        return None
+    for (pair, count), merged, true in zip(pairs, result.merges, result.log.counts):
+        if merged != pair or (count is not None and count != true):
+            return None
+    return min(result.log.counts[: len(pairs)])
 
 
 def find_settings(
@@ -291,13 +303,10 @@ def find_settings(
             min_frequency=1,
             unit=unit,
             special_tokens=tuple(special_tokens),
-            top_k=1,
-            max_tied=1,
-            trace_words=0,
+            trace=False,  # only the merges and their counts are compared
         )
-        report = _compare(result, pairs, ())
-        if report.holds:
-            lowest = min(step.actual_count or 0 for step in report.steps)
+        lowest = _lowest_count_if_holds(result, pairs)
+        if lowest is not None:
             found.extend(CheckSettings(pre, eow, rule, m, unit) for m in MIN_FREQUENCIES if lowest >= m)
     return found
 

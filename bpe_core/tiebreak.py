@@ -99,17 +99,19 @@ class TieRule:
         strings: Sequence[str],
         hf_rank: Sequence[int],
         first_seen: Mapping[tuple[int, int], FirstSeen] | None = None,
+        key: PairKey | None = None,
     ) -> list[tuple[int, int]]:
         """``pairs`` (symbol ids) sorted best first; ``first_seen`` is needed by positional rules.
 
         Pairs with equal keys (two symbols that render alike) fall back to id order,
-        as the trainer's heap does.
+        as the trainer's heap does. ``key`` is :meth:`static_key` of ``strings``
+        and ``hf_rank``, when the caller keeps it (it costs a pass over every symbol).
         """
         if self.positional:
             assert first_seen is not None
             return sorted(pairs, key=lambda p: first_seen[p].position)
-        key = self.static_key(strings, hf_rank)
-        return sorted(pairs, key=lambda p: (key(*p), p))
+        pair_key = key or self.static_key(strings, hf_rank)
+        return sorted(pairs, key=lambda p: (pair_key(*p), p))
 
     def describe(
         self, strings: Sequence[str], hf_rank: Sequence[int], left: int, right: int, where: FirstSeen | None = None

@@ -20,9 +20,10 @@ user pastes (``e s 9`` and ``low 5``).
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 
 from .corpus import MAX_WORD_FREQUENCY, Corpus
@@ -59,6 +60,9 @@ APPLY_ORDERS: dict[str, str] = {
     "leftmost": "rank order, one occurrence at a time, leftmost first (tiktoken, Hugging Face)",
 }
 """The ways :func:`check_encoding` applies a table, with a one-line description each."""
+
+STATES_KEPT = 64
+""":func:`check_encoding` keeps at least this many true states per way (more when the claim has more)."""
 
 _SETTING_NAMES = frozenset({"pretokenizer", "unit", "end_of_word", "tie_break", "min_frequency", "special_tokens"})
 
@@ -175,16 +179,24 @@ class EncodingCheck:
         word: the word encoded.
         claimed: the claimed states, initial symbols first.
         states_by_order: for each way in :data:`APPLY_ORDERS`, the true states,
-            initial symbols first, one state per merge.
+            initial symbols first, one state per merge; only the first
+            ``max(len(claimed) + 1, STATES_KEPT)`` of them (a long word can pass
+            through as many states as it has symbols, each as long as the word).
         first_wrong_by_order: for each way, the index of the first claimed state
             that differs (``len(claimed)`` when the claim stops while a merge
             still applies), or ``None`` when the whole claim holds.
+        num_states_by_order: for each way, how many states it goes through in all.
     """
 
     word: str
     claimed: tuple[tuple[str, ...], ...]
     states_by_order: dict[str, tuple[tuple[str, ...], ...]]
     first_wrong_by_order: dict[str, int | None]
+    num_states_by_order: dict[str, int] = field(default_factory=dict)
+
+    def num_states(self, order: str) -> int:
+        """How many states way ``order`` goes through in all (``states_by_order`` may keep only the first ones)."""
+        return self.num_states_by_order.get(order, len(self.states_by_order[order]))
 
     @property
     def holding(self) -> list[str]:
@@ -376,10 +388,13 @@ def check_encoding(
     claimed = tuple(_state(n, s) for n, s in enumerate(claimed_steps))
     if not claimed:
         raise ClaimError("give at least the initial symbols of the word")
-    states = {order: _states(tokenizer, word, order) for order in ("rank", "sequential")}
-    states["leftmost"] = _leftmost_states(tokenizer, states["rank"][0])
-    wrong = {order: _first_wrong(claimed, states[order]) for order in APPLY_ORDERS}
-    return EncodingCheck(word, claimed, states, wrong)
+    keep = max(len(claimed) + 1, STATES_KEPT)
+    found = {order: _states(tokenizer, word, order, keep) for order in ("rank", "sequential")}
+    found["leftmost"] = _leftmost_states(tokenizer, found["rank"][0][0], keep)
+    states = {order: kept for order, (kept, _total) in found.items()}
+    totals = {order: total for order, (_kept, total) in found.items()}
+    wrong = {order: _first_wrong(claimed, states[order], totals[order]) for order in APPLY_ORDERS}
+    return EncodingCheck(word, claimed, states, wrong, totals)
 
 
 def _state(n: int, state: Sequence[str] | str) -> tuple[str, ...]:
@@ -389,42 +404,64 @@ def _state(n: int, state: Sequence[str] | str) -> tuple[str, ...]:
     return symbols
 
 
-def _states(tokenizer: Tokenizer, word: str, order: str) -> tuple[tuple[str, ...], ...]:
-    """The word's states under ``order``: initial symbols, then one state per rule applied."""
+def _states(tokenizer: Tokenizer, word: str, order: str, keep: int) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """The word's first ``keep`` states under ``order`` (initial symbols, then one per rule applied), and how
+    many there are in all."""
     pieces = [p for p in tokenizer.encode_with_trace(word, order=order).pieces if not p.special]
     if len(pieces) != 1:
         raise ClaimError(
             f"{word!r} is {len(pieces)} pre-tokens under {tokenizer.pretokenizer}; give one word (one pre-token)"
         )
     piece = pieces[0]
-    return (piece.initial, *(step.after for step in piece.steps))
+    return (piece.initial, *(step.after for step in piece.steps[: keep - 1])), len(piece.steps) + 1
 
 
-def _leftmost_states(tokenizer: Tokenizer, initial: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """Rank order, one merge per state: the leftmost occurrence of the lowest-ranked adjacent pair."""
+def _leftmost_states(
+    tokenizer: Tokenizer, initial: tuple[str, ...], keep: int
+) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """Rank order, one merge per state: the leftmost occurrence of the lowest-ranked adjacent pair.
+
+    A heap of ``(rank, position)`` over a linked list of symbols (as Hugging Face
+    ``Word::merge_all`` keeps its queue), so a word of ``n`` symbols costs
+    ``O(n log n)``; only the first ``keep`` states are written out.
+
+    Returns:
+        The first ``keep`` states (initial symbols first), and how many there are in all.
+    """
     ranks: dict[Pair, int] = {}
     for rank, pair in enumerate(tokenizer.merges):
         ranks.setdefault(pair, rank)
-    state = list(initial)
-    out = [tuple(state)]
-    while True:
-        best = None
-        for i in range(len(state) - 1):
-            rank = ranks.get((state[i], state[i + 1]))
-            if rank is not None and (best is None or rank < best[0]):
-                best = (rank, i)
-        if best is None:
-            return tuple(out)
-        i = best[1]
-        state[i : i + 2] = [state[i] + state[i + 1]]
-        out.append(tuple(state))
+    sym = list(initial)
+    nxt = [*range(1, len(sym)), -1]
+    prv = list(range(-1, len(sym) - 1))
+    heap = [(ranks[p], i) for i, p in enumerate(zip(sym, sym[1:])) if p in ranks]
+    heapq.heapify(heap)
+    out = [tuple(sym)]
+    total = 1
+    while heap:
+        rank, i = heapq.heappop(heap)
+        j = nxt[i] if sym[i] is not None else -1
+        if j < 0 or ranks.get((sym[i], sym[j])) != rank:  # type: ignore[arg-type]
+            continue  # stale: a symbol of the pair was merged since
+        sym[i], sym[j] = sym[i] + sym[j], None  # type: ignore[operator]
+        nxt[i] = nxt[j]
+        if nxt[i] >= 0:
+            prv[nxt[i]] = i
+        for left in (prv[i], i):
+            if left >= 0 and nxt[left] >= 0 and (r := ranks.get((sym[left], sym[nxt[left]]))) is not None:  # type: ignore[arg-type]
+                heapq.heappush(heap, (r, left))
+        total += 1
+        if len(out) < keep:
+            out.append(tuple(s for s in sym if s is not None))
+    return tuple(out), total
 
 
-def _first_wrong(claimed: tuple[tuple[str, ...], ...], true: tuple[tuple[str, ...], ...]) -> int | None:
+def _first_wrong(claimed: tuple[tuple[str, ...], ...], true: tuple[tuple[str, ...], ...], total: int) -> int | None:
+    """The first claimed state that differs from the true ones (``true`` holds the first ones of ``total``)."""
     for i, state in enumerate(claimed):
-        if i >= len(true) or state != true[i]:
+        if i >= total or state != true[i]:
             return i
-    return None if len(claimed) == len(true) else len(claimed)
+    return None if len(claimed) == total else len(claimed)
 
 
 # ---------------------------------------------------------------- text boxes

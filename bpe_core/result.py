@@ -306,7 +306,7 @@ class TrainResult:
         """Every tied pair before merge ``k`` with its tie key, in :meth:`tied_at` order.
 
         ``steps[k].tie_keys`` describes the first ``max_tied`` of them; this
-        describes all (``"first seen in word #2 'newer' at offset 3"``, or the
+        describes all (``"first seen in word 3 'newer' at offset 3"``, or the
         strings or ids the rule compared).
 
         Raises:

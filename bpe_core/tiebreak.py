@@ -47,7 +47,8 @@ class FirstSeen:
     """Where a pair first occurs when the distinct words are scanned in corpus order, each left to right.
 
     Attributes:
-        word: the word's index among the distinct words (corpus order).
+        word: the word's index among the distinct words (corpus order, 0-based; the
+            sentence counts words from 1: "first seen in word 3 'newest' at offset 3").
         text: the word's text.
         offset: the pair's left symbol's offset in the word, counted in base
             symbols (characters or bytes, the end-of-word marker included).
@@ -61,7 +62,7 @@ class FirstSeen:
     position: int
 
     def __str__(self) -> str:
-        return f"first seen in word #{self.word} {short_word(self.text)} at offset {self.offset}"
+        return f"first seen in word {self.word + 1} {short_word(self.text)} at offset {self.offset}"
 
 
 class TieRule:

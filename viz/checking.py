@@ -121,4 +121,10 @@ def encoding_sentence(report: EncodingCheck) -> str:
             parts.append(f"{order}: the claim stops after state {wrong - 1} but a merge still applies")
         else:
             parts.append(f"{order}: wrong from state {wrong}")
-    return "; ".join(parts) + "."
+    cut = [
+        f"{order} {report.num_states(order):,}"
+        for order, kept in report.states_by_order.items()
+        if report.num_states(order) > len(kept)
+    ]
+    more = f" The table shows the first states only; states in all: {', '.join(cut)}." if cut else ""
+    return "; ".join(parts) + "." + more

@@ -6,7 +6,8 @@ incremental pair index, and records every merge; encoding
 The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read.
 :func:`merge_tree` shows where a token comes from (:mod:`bpe_core.provenance`);
 :func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
-worked example against what BPE really does (:mod:`bpe_core.checking`).
+worked example against what BPE really does (:mod:`bpe_core.checking`), in the
+example's own notation (:mod:`bpe_core.notation`).
 """
 
 from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
@@ -17,9 +18,12 @@ from .checking import (
     ClaimStep,
     EncodingCheck,
     MergeCheck,
+    Notation,
+    WordCounts,
     check_encoding,
     check_merges,
     find_settings,
+    read_word_counts,
 )
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
@@ -70,6 +74,7 @@ __all__ = [
     "MergeSummary",
     "MergeTableError",
     "MergeTree",
+    "Notation",
     "ORDERS",
     "OptionError",
     "OrderDifference",
@@ -89,6 +94,7 @@ __all__ = [
     "UNITS",
     "WordChange",
     "WordCountError",
+    "WordCounts",
     "bytes_to_unicode",
     "check_encoding",
     "check_merges",
@@ -97,6 +103,7 @@ __all__ = [
     "merge_tree",
     "parse_word_counts",
     "pretokenize",
+    "read_word_counts",
     "train",
     "unicode_to_bytes",
 ]

@@ -30,6 +30,14 @@ CMP_MAX_MERGES = 20_000
 
 CHECK_MAX_MIN_FREQUENCY = 1_000_000
 """The Check page's minimum-frequency box (its corpora are a few lines long)."""
+CHECK_MAX_CORPUS_CHARS = 100_000
+"""The Check page's corpus box (finding settings trains 24 times and more): also the longest a link may carry."""
+CHECK_MAX_CLAIM_CHARS = 20_000
+"""The Check page's claimed-merges box."""
+CHECK_MAX_WORD_CHARS = 2_000
+"""The Check page's word box (one word, encoded three ways)."""
+CHECK_MAX_STEPS_CHARS = 20_000
+"""The Check page's claimed-states box."""
 
 NUMBERS: dict[str, tuple[int, int]] = {
     state.BUDGET: (0, MAX_BUDGET),
@@ -64,7 +72,24 @@ def _check_encode_text(value: str) -> None:
         )
 
 
-TEXTS: dict[str, Callable[[str], None]] = {state.SPECIALS: _check_specials, state.ENCODE_TEXT: _check_encode_text}
+def _at_most(key: str, limit: int, box: str) -> Callable[[str], None]:
+    """A check that ``key``'s value holds at most ``limit`` characters (the limit of the page's ``box``)."""
+
+    def check(value: str) -> None:
+        if len(value) > limit:
+            raise BPEError(f"{key} holds {len(value):,} characters; the {box} holds {limit:,}")
+
+    return check
+
+
+TEXTS: dict[str, Callable[[str], None]] = {
+    state.SPECIALS: _check_specials,
+    state.ENCODE_TEXT: _check_encode_text,
+    state.CHECK_CORPUS: _at_most(state.CHECK_CORPUS, CHECK_MAX_CORPUS_CHARS, "Check page's corpus box"),
+    state.CHECK_CLAIM: _at_most(state.CHECK_CLAIM, CHECK_MAX_CLAIM_CHARS, "claimed-merges box"),
+    state.CHECK_WORD: _at_most(state.CHECK_WORD, CHECK_MAX_WORD_CHARS, "word box"),
+    state.CHECK_STEPS: _at_most(state.CHECK_STEPS, CHECK_MAX_STEPS_CHARS, "claimed-states box"),
+}
 """Text boxes bound to the URL whose value has limits: a check raising ``BPEError``."""
 
 

@@ -7,7 +7,8 @@ The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read
 :func:`merge_tree` shows where a token comes from (:mod:`bpe_core.provenance`);
 :func:`audit_vocabulary` finds glitch tokens: partial-UTF-8, unreachable and unused ones (:mod:`bpe_core.audit`);
 :func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
-worked example against what BPE really does (:mod:`bpe_core.checking`).
+worked example against what BPE really does (:mod:`bpe_core.checking`), in the
+example's own notation (:mod:`bpe_core.notation`).
 :func:`parallel_sections` and :func:`token_premiums` measure what a tokenizer
 charges each language of a parallel text (:mod:`bpe_core.languages`).
 """
@@ -21,9 +22,12 @@ from .checking import (
     ClaimStep,
     EncodingCheck,
     MergeCheck,
+    Notation,
+    WordCounts,
     check_encoding,
     check_merges,
     find_settings,
+    read_word_counts,
 )
 from .encoder import FALLBACKS, ORDERS, Tokenizer
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
@@ -77,6 +81,7 @@ __all__ = [
     "MergeSummary",
     "MergeTableError",
     "MergeTree",
+    "Notation",
     "ORDERS",
     "OptionError",
     "OrderDifference",
@@ -101,6 +106,7 @@ __all__ = [
     "WordChange",
     "WordCountError",
     "audit_vocabulary",
+    "WordCounts",
     "bytes_to_unicode",
     "check_encoding",
     "check_merges",
@@ -112,6 +118,7 @@ __all__ = [
     "premium_curves",
     "pretokenize",
     "token_premiums",
+    "read_word_counts",
     "train",
     "unicode_to_bytes",
 ]

@@ -14,22 +14,36 @@ the code merges all. These functions say exactly where a claim holds:
 * :func:`check_encoding` replays a merge table on one word in the three ways
   tokenizers apply tables and compares a claimed sequence of states.
 
-:func:`parse_claimed` and :func:`parse_word_counts` read the line formats a
-user pastes (``e s 9`` and ``low 5``).
+Each takes the example in its own notation (``marker="_"`` for Jurafsky &
+Martin's ``l o w _``; see :mod:`bpe_core.notation`), and prints it back the same
+way. :func:`parse_claimed` and :func:`read_word_counts` read the layouts a user
+pastes (``e s 9``; ``low 5``, ``5 l o w _``, ``('low', 5)`` ...).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+import heapq
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import product
 
-from .corpus import MAX_WORD_FREQUENCY, Corpus
+from .corpus import Corpus
 from .encoder import Tokenizer
-from .errors import BPEError, OptionError
+from .errors import OptionError
+from .notation import (
+    MARKERS,
+    ClaimError,
+    Notation,
+    WordCounts,
+    looks_like_word_counts,
+    notations_of,
+    parse_claimed,
+    parse_word_counts,
+    read_word_counts,
+)
 from .options import OPTIONS
 from .result import TrainResult
+from .symbols import MARKER, UNIT_KINDS
 from .trace import Pair
 from .trainer import train
 
@@ -60,11 +74,29 @@ APPLY_ORDERS: dict[str, str] = {
 }
 """The ways :func:`check_encoding` applies a table, with a one-line description each."""
 
+STATES_KEPT = 64
+""":func:`check_encoding` keeps at least this many true states per way (more when the claim has more)."""
+
 _SETTING_NAMES = frozenset({"pretokenizer", "unit", "end_of_word", "tie_break", "min_frequency", "special_tokens"})
 
 
-class ClaimError(BPEError):
-    """A claimed merge, count, encoding step or word-count line cannot be read (the message names it)."""
+__all__ = [
+    "APPLY_ORDERS",
+    "CheckSettings",
+    "ClaimError",
+    "ClaimStep",
+    "EncodingCheck",
+    "MergeCheck",
+    "Notation",
+    "WordCounts",
+    "check_encoding",
+    "check_merges",
+    "find_settings",
+    "looks_like_word_counts",
+    "parse_claimed",
+    "parse_word_counts",
+    "read_word_counts",
+]
 
 
 @dataclass(frozen=True)
@@ -72,7 +104,10 @@ class CheckSettings:
     """One combination of training settings under which a claim was checked.
 
     Attributes:
-        pretokenizer, end_of_word, tie_break, min_frequency, unit: as for :func:`bpe_core.train`.
+        pretokenizer, end_of_word, tie_break, min_frequency, unit: as for :func:`bpe_core.train`
+            (with a marker: the settings that marker stands for, see :meth:`Notation.train_settings`).
+        marker: the example's marker (a key of :data:`bpe_core.notation.MARKERS`), or ``None`` when
+            it writes tokens as the engine does (``</w>``, or no marker).
     """
 
     pretokenizer: str
@@ -80,21 +115,41 @@ class CheckSettings:
     tie_break: str
     min_frequency: int
     unit: str = "char"
+    marker: str | None = None
+
+    @property
+    def notation(self) -> Notation | None:
+        """The example's notation, or ``None``."""
+        return None if self.marker is None else Notation(self.marker, self.end_of_word)
 
     def kwargs(self) -> dict[str, object]:
-        """Keyword arguments for :func:`bpe_core.train` / :func:`check_merges`."""
-        return {
+        """Keyword arguments for :func:`check_merges` (with ``marker`` when one is set)."""
+        kwargs: dict[str, object] = {
             "pretokenizer": self.pretokenizer,
             "end_of_word": self.end_of_word,
             "tie_break": self.tie_break,
             "min_frequency": self.min_frequency,
             "unit": self.unit,
         }
+        return kwargs if self.marker is None else {**kwargs, "marker": self.marker}
+
+    def train_kwargs(self) -> dict[str, object]:
+        """Keyword arguments for :func:`bpe_core.train` on :meth:`train_corpus` (no ``marker``)."""
+        kwargs = self.kwargs()
+        kwargs.pop("marker", None)
+        return kwargs
+
+    def train_corpus(self, corpus: Corpus) -> Corpus:
+        """The corpus :func:`bpe_core.train` gets: ``corpus``, its words prefixed with a start marker."""
+        notation = self.notation
+        return corpus if notation is None else notation.corpus(corpus)
 
     def label(self) -> str:
-        """A short description: ``whitespace_eow (</w> separate), first_seen, min frequency 2``."""
-        pre = self.pretokenizer
-        if pre == "whitespace_eow":
+        """A short description: ``whitespace_eow (_ separate), first_seen, min frequency 2``."""
+        pre = self.pretokenizer + (" bytes" if UNIT_KINDS[self.unit].byte_level else "")
+        if self.marker is not None:
+            pre += f" ({Notation(self.marker, self.end_of_word).label()})"
+        elif pre == "whitespace_eow":
             pre += f" (</w> {self.end_of_word})"
         elif pre == "whitespace":
             pre += " (no </w>)"
@@ -160,11 +215,34 @@ class MergeCheck:
     steps: tuple[ClaimStep, ...]
     first_wrong: int | None
     stop_reason: str | None
+    notation: Notation | None = None
+    word: str = "low"
 
     @property
     def holds(self) -> bool:
         """True when every claimed merge (and count) is what training does."""
         return self.first_wrong is None
+
+    def setting(self, name: str) -> object:
+        """A training setting's value: as given, or the default of :func:`bpe_core.train`."""
+        return dict(self.settings).get(name, OPTIONS[name].default)
+
+    def boundaries(self, quote: Callable[[str], str] = str) -> str:
+        """How the words' boundaries were read: ``_ as the end-of-word marker attached to the word as a
+        symbol of its own (l o w _)``, or ``no end-of-word marker``; ``quote`` wraps the marker and the example."""
+        notation = self.notation
+        pre = self.setting("pretokenizer")
+        if notation is None and pre == "whitespace_eow":
+            notation = Notation(MARKER, str(self.setting("end_of_word")))
+        if notation is not None:
+            return notation.describe(self.word, quote)
+        if pre == "whitespace":
+            return "no end-of-word marker"
+        return f"the {pre} pre-tokenizer and no end-of-word marker"
+
+    def conditions(self, quote: Callable[[str], str] = str) -> str:
+        """``first_seen, with _ as the end-of-word marker ...``: the tie rule and the word boundaries."""
+        return f"{self.setting('tie_break')}, with {self.boundaries(quote)}"
 
 
 @dataclass(frozen=True)
@@ -175,16 +253,24 @@ class EncodingCheck:
         word: the word encoded.
         claimed: the claimed states, initial symbols first.
         states_by_order: for each way in :data:`APPLY_ORDERS`, the true states,
-            initial symbols first, one state per merge.
+            initial symbols first, one state per merge; only the first
+            ``max(len(claimed) + 1, STATES_KEPT)`` of them (a long word can pass
+            through as many states as it has symbols, each as long as the word).
         first_wrong_by_order: for each way, the index of the first claimed state
             that differs (``len(claimed)`` when the claim stops while a merge
             still applies), or ``None`` when the whole claim holds.
+        num_states_by_order: for each way, how many states it goes through in all.
     """
 
     word: str
     claimed: tuple[tuple[str, ...], ...]
     states_by_order: dict[str, tuple[tuple[str, ...], ...]]
     first_wrong_by_order: dict[str, int | None]
+    num_states_by_order: dict[str, int] = field(default_factory=dict)
+
+    def num_states(self, order: str) -> int:
+        """How many states way ``order`` goes through in all (``states_by_order`` may keep only the first ones)."""
+        return self.num_states_by_order.get(order, len(self.states_by_order[order]))
 
     @property
     def holding(self) -> list[str]:
@@ -195,7 +281,7 @@ class EncodingCheck:
 # ---------------------------------------------------------------- merges
 
 
-def check_merges(corpus: Corpus, claimed: Claim, **settings: object) -> MergeCheck:
+def check_merges(corpus: Corpus, claimed: Claim, *, marker: str | None = None, **settings: object) -> MergeCheck:
     """Compare claimed merges (and counts) with what BPE training learns on ``corpus``.
 
     Training runs once for ``len(claimed)`` merges with ``settings``; step ``i``
@@ -207,7 +293,11 @@ def check_merges(corpus: Corpus, claimed: Claim, **settings: object) -> MergeChe
         corpus: text, or word counts ``{"low": 5, ...}`` (taken as pre-tokenized).
         claimed: ``[("e", "s"), ...]`` or ``[(("e", "s"), 9), ...]`` (a count of
             ``None`` is not checked). Symbols are display strings: ``</w>`` for the
-            marker, ``est</w>`` for a token ending a word.
+            marker, ``est</w>`` for a token ending a word; or in ``marker``'s notation.
+        marker: the example's own marker (a key of :data:`bpe_core.notation.MARKERS`:
+            ``_`` for Jurafsky & Martin's ``er _``), placed as ``end_of_word`` says;
+            it sets the pre-tokenizer it stands for (:meth:`Notation.train_settings`),
+            and the claim is read, and true merges printed, in that notation.
         **settings: ``pretokenizer``, ``unit``, ``end_of_word``, ``tie_break``,
             ``min_frequency``, ``special_tokens``, as for :func:`bpe_core.train`
             (same defaults).
@@ -218,7 +308,8 @@ def check_merges(corpus: Corpus, claimed: Claim, **settings: object) -> MergeChe
     Raises:
         ClaimError: an empty claim, or a claimed merge that is not a pair of
             non-empty strings (with an optional non-negative int count).
-        OptionError: an unknown setting name or value.
+        OptionError: an unknown setting name or value, an unknown marker, or a
+            setting that contradicts the marker (``pretokenizer="gpt2"`` with ``_``).
         EmptyCorpusError, TypeError: a corpus ``train`` refuses.
     """
     pairs = _claim_pairs(claimed)
@@ -227,28 +318,81 @@ def check_merges(corpus: Corpus, claimed: Claim, **settings: object) -> MergeChe
         raise OptionError(
             f"unknown setting(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(_SETTING_NAMES))}"
         )
-    result = train(corpus, num_merges=len(pairs), top_k=10, max_tied=1, trace_words=0, **settings)  # type: ignore[arg-type]
-    return _compare(result, pairs, tuple(sorted(settings.items())))
+    notation, engine_corpus, engine_settings = _in_notation(corpus, marker, settings)
+    result = train(engine_corpus, num_merges=len(pairs), top_k=10, max_tied=1, trace_words=0, **engine_settings)  # type: ignore[arg-type]
+    given = tuple(sorted({**settings, **({"marker": marker} if marker else {})}.items()))
+    return _compare(result, pairs, notation, given, _first_word(corpus))
 
 
-def _compare(result: TrainResult, pairs: list[tuple[Pair, int | None]], settings: tuple) -> MergeCheck:
-    """Step the claim against a training run of at least as many merges (or one that stopped early)."""
+def _in_notation(
+    corpus: Corpus, marker: str | None, settings: dict[str, object]
+) -> tuple[Notation | None, Corpus, dict[str, object]]:
+    """``(notation, the corpus and settings to train with)`` for an example written with ``marker``.
+
+    Raises:
+        OptionError: an unknown marker, or a setting that contradicts it.
+    """
+    if marker is None:
+        return None, corpus, settings
+    default = "attached" if MARKERS.get(marker) == "continuation" else "separate"
+    notation = Notation(marker, str(settings.get("end_of_word", default)))
+    implied = notation.train_settings(corpus)
+    for name, value in implied.items():
+        given = settings.get(name)
+        if given is not None and given != value:
+            raise OptionError(f"the marker {marker} ({notation.label()}) stands for {name}={value}, not {given!r}")
+    return notation, notation.corpus(corpus), {**settings, **implied}
+
+
+def _first_word(corpus: Corpus) -> str:
+    """The corpus's first word of at most 10 characters (among its first 1,000), to spell as an example of the
+    notation; ``low`` when there is none."""
+    words = corpus.split()[:1000] if isinstance(corpus, str) else list(corpus)[:1000]
+    return next((w for w in words if len(w) <= 10), "low")
+
+
+def _compare(
+    result: TrainResult,
+    pairs: list[tuple[Pair, int | None]],
+    notation: Notation | None,
+    settings: tuple,
+    word: str = "low",
+) -> MergeCheck:
+    """Step the claim (in ``notation``) against a training run of at least as many merges (or one that stopped
+    early); true pairs are printed in the claim's notation."""
+    shown = notation.shown if notation is not None else str
+    engine = notation.engine_symbol if notation is not None else str
     steps = []
     first_wrong = None
     for i, (pair, count) in enumerate(pairs):
         if i < result.num_merges:
-            step = result.steps[i]
-            counts = result.pair_counts_at(i)
-            ok = step.pair == pair and (count is None or count == step.count)
-            steps.append(
-                ClaimStep(i, pair, count, step.pair, step.count, counts.get(pair, 0), ok, step.top_pairs, step.num_tied)
-            )
+            step = result.summaries[i]
+            claimed = (engine(pair[0]), engine(pair[1]))
+            ok = step.pair == claimed and (count is None or count == step.count)
+            top = tuple(((shown(a), shown(b)), c) for (a, b), c in result.steps[i].top_pairs)
+            actual = (shown(step.pair[0]), shown(step.pair[1]))
+            claimed_count = result.pair_count_at(i, claimed)
+            steps.append(ClaimStep(i, pair, count, actual, step.count, claimed_count, ok, top, step.num_tied))
         else:
             ok = False
             steps.append(ClaimStep(i, pair, count, None, None, 0, False, (), 0))
         if not ok and first_wrong is None:
             first_wrong = i
-    return MergeCheck(settings, tuple(steps), first_wrong, result.stop_reason)
+    return MergeCheck(settings, tuple(steps), first_wrong, result.stop_reason, notation, word)
+
+
+def _lowest_count_if_holds(
+    result: TrainResult, pairs: list[tuple[Pair, int | None]], notation: Notation | None
+) -> int | None:
+    """The lowest count among the merges when the whole claim (in ``notation``) holds for ``result``, else
+    ``None``. Reads only the merge table and its counts: no step view is built."""
+    if result.num_merges < len(pairs):
+        return None
+    engine = notation.engine_symbol if notation is not None else str
+    for ((left, right), count), merged, true in zip(pairs, result.merges, result.log.counts):
+        if merged != (engine(left), engine(right)) or (count is not None and count != true):
+            return None
+    return min(result.log.counts[: len(pairs)])
 
 
 def find_settings(
@@ -257,48 +401,56 @@ def find_settings(
     *,
     unit: str = "char",
     special_tokens: Sequence[str] = (),
+    notations: Sequence[Notation] | None = None,
 ) -> list[CheckSettings]:
     """Every combination of settings under which the whole claim holds.
 
     Tries each ``(pretokenizer, end_of_word)`` of :data:`PRETOKENIZER_CHOICES`,
-    each tie rule of :data:`TIE_RULES` and each minimum frequency of
-    :data:`MIN_FREQUENCIES` (one training per pre-tokenizer and tie rule: a
-    higher minimum frequency only stops the same run earlier). With word counts
-    as the corpus, the words are taken as already pre-tokenized, so only the
-    end-of-word marker tells the pre-tokenizers apart.
+    then each notation the claim could be written in (a marker its symbols carry:
+    ``_``, ``▁``, ``Ġ`` or ``@@``, see :func:`bpe_core.notation.notations_of`),
+    each with every tie rule of :data:`TIE_RULES` and each minimum frequency of
+    :data:`MIN_FREQUENCIES` (one training per combination: a higher minimum
+    frequency only stops the same run earlier). With word counts as the corpus,
+    the words are taken as already pre-tokenized, so only the marker tells the
+    pre-tokenizers apart.
 
     Args:
         corpus: text or word counts, as for :func:`check_merges`.
         claimed: as for :func:`check_merges`.
         unit: ``"char"`` or ``"byte"``.
         special_tokens: as for :func:`bpe_core.train`.
+        notations: the notations to try besides the engine's own (default: those the claim suggests).
 
     Returns:
-        The matching :class:`CheckSettings`, in the order tried (empty if none).
+        The matching :class:`CheckSettings` (``marker`` set for a notation), in the order tried (empty if none).
 
     Raises:
         ClaimError, EmptyCorpusError, TypeError: as :func:`check_merges`.
     """
     pairs = _claim_pairs(claimed)
+    if notations is None:
+        notations = [n for n in notations_of([s for pair, _ in pairs for s in pair]) if n.marker != MARKER]
+    ways: list[tuple[Notation | None, dict[str, object]]] = [
+        (None, {"pretokenizer": pre, "end_of_word": eow, "unit": unit}) for pre, eow in PRETOKENIZER_CHOICES
+    ]
+    ways += [(n, {"unit": unit, "end_of_word": n.end_of_word, **n.train_settings(corpus)}) for n in notations]
     found = []
-    for (pre, eow), rule in product(PRETOKENIZER_CHOICES, TIE_RULES):
+    for (notation, settings), rule in product(ways, TIE_RULES):
+        trained = notation.corpus(corpus) if notation is not None else corpus
         result = train(
-            corpus,
+            trained,
             num_merges=len(pairs),
-            pretokenizer=pre,
-            end_of_word=eow,
             tie_break=rule,
             min_frequency=1,
-            unit=unit,
             special_tokens=tuple(special_tokens),
-            top_k=1,
-            max_tied=1,
-            trace_words=0,
+            trace=False,
+            **settings,  # type: ignore[arg-type]  # only the merges and their counts are compared
         )
-        report = _compare(result, pairs, ())
-        if report.holds:
-            lowest = min(step.actual_count or 0 for step in report.steps)
-            found.extend(CheckSettings(pre, eow, rule, m, unit) for m in MIN_FREQUENCIES if lowest >= m)
+        lowest = _lowest_count_if_holds(result, pairs, notation)
+        if lowest is not None:
+            marker = notation.marker if notation is not None else None
+            pre, eow, used = str(settings["pretokenizer"]), str(settings["end_of_word"]), str(settings["unit"])
+            found.extend(CheckSettings(pre, eow, rule, m, used, marker) for m in MIN_FREQUENCIES if lowest >= m)
     return found
 
 
@@ -332,6 +484,8 @@ def check_encoding(
     merges: Sequence[Pair] | Tokenizer,
     word: str,
     claimed_steps: Sequence[Sequence[str] | str],
+    *,
+    marker: str | None = None,
     **settings: object,
 ) -> EncodingCheck:
     """Compare a claimed step-by-step encoding of one word with the three ways of applying a table.
@@ -351,6 +505,10 @@ def check_encoding(
         word: the word (one pre-token) to encode.
         claimed_steps: the states the text prints, initial symbols first; each a
             list of symbols or a string of symbols separated by spaces.
+        marker: the example's own marker, as for :func:`check_merges`: the merges,
+            the word (a start marker is put before it) and the claimed states are
+            read in that notation, and the true states printed in it
+            (``l o w e s t _`` for ``_``, ``lo@@ w@@ est`` for ``@@``).
         **settings: for a merge list, ``pretokenizer``, ``unit`` and ``end_of_word``
             as for :meth:`bpe_core.Tokenizer.from_merges` (default
             ``whitespace_eow``, ``char``, ``separate``).
@@ -361,16 +519,26 @@ def check_encoding(
     Raises:
         ClaimError: no claimed state, an empty state, or a word that the
             pre-tokenizer cuts into several pre-tokens (or none).
-        MergeTableError, OptionError: a table or setting ``from_merges`` refuses.
+        MergeTableError, OptionError: a table or setting ``from_merges`` refuses, an
+            unknown marker, or a setting that contradicts it.
     """
-    tokenizer = merges if isinstance(merges, Tokenizer) else Tokenizer.from_merges(merges, **settings)  # type: ignore[arg-type]
+    notation, _counts, settings = _in_notation({}, marker, settings)  # read as word counts: one word
+    engine, shown = (notation.engine_symbol, notation.shown) if notation is not None else (str, str)
+    if not isinstance(merges, Tokenizer):
+        table = [(engine(a), engine(b)) for a, b in merges] if notation is not None else merges
+        merges = Tokenizer.from_merges(table, **settings)  # type: ignore[arg-type]
     claimed = tuple(_state(n, s) for n, s in enumerate(claimed_steps))
     if not claimed:
         raise ClaimError("give at least the initial symbols of the word")
-    states = {order: _states(tokenizer, word, order) for order in ("rank", "sequential")}
-    states["leftmost"] = _leftmost_states(tokenizer, states["rank"][0])
-    wrong = {order: _first_wrong(claimed, states[order]) for order in APPLY_ORDERS}
-    return EncodingCheck(word, claimed, states, wrong)
+    read = tuple(tuple(map(engine, state)) for state in claimed)
+    keep = max(len(claimed) + 1, STATES_KEPT)
+    engine_word = notation.word(word) if notation is not None else word
+    found = {order: _states(merges, engine_word, order, keep) for order in ("rank", "sequential")}
+    found["leftmost"] = _leftmost_states(merges, found["rank"][0][0], keep)
+    wrong = {order: _first_wrong(read, kept, total) for order, (kept, total) in found.items()}
+    states = {order: tuple(tuple(map(shown, s)) for s in kept) for order, (kept, _total) in found.items()}
+    totals = {order: total for order, (_kept, total) in found.items()}
+    return EncodingCheck(word, claimed, {o: states[o] for o in APPLY_ORDERS}, wrong, totals)
 
 
 def _state(n: int, state: Sequence[str] | str) -> tuple[str, ...]:
@@ -380,144 +548,61 @@ def _state(n: int, state: Sequence[str] | str) -> tuple[str, ...]:
     return symbols
 
 
-def _states(tokenizer: Tokenizer, word: str, order: str) -> tuple[tuple[str, ...], ...]:
-    """The word's states under ``order``: initial symbols, then one state per rule applied."""
+def _states(tokenizer: Tokenizer, word: str, order: str, keep: int) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """The word's first ``keep`` states under ``order`` (initial symbols, then one per rule applied), and how
+    many there are in all."""
     pieces = [p for p in tokenizer.encode_with_trace(word, order=order).pieces if not p.special]
     if len(pieces) != 1:
         raise ClaimError(
             f"{word!r} is {len(pieces)} pre-tokens under {tokenizer.pretokenizer}; give one word (one pre-token)"
         )
     piece = pieces[0]
-    return tuple(piece.states())
+    return tuple(piece.states(keep - 1)), len(piece.steps) + 1
 
 
-def _leftmost_states(tokenizer: Tokenizer, initial: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """Rank order, one merge per state: the leftmost occurrence of the lowest-ranked adjacent pair."""
+def _leftmost_states(
+    tokenizer: Tokenizer, initial: tuple[str, ...], keep: int
+) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """Rank order, one merge per state: the leftmost occurrence of the lowest-ranked adjacent pair.
+
+    A heap of ``(rank, position)`` over a linked list of symbols (as Hugging Face
+    ``Word::merge_all`` keeps its queue), so a word of ``n`` symbols costs
+    ``O(n log n)``; only the first ``keep`` states are written out.
+
+    Returns:
+        The first ``keep`` states (initial symbols first), and how many there are in all.
+    """
     ranks: dict[Pair, int] = {}
     for rank, pair in enumerate(tokenizer.merges):
         ranks.setdefault(pair, rank)
-    state = list(initial)
-    out = [tuple(state)]
-    while True:
-        best = None
-        for i in range(len(state) - 1):
-            rank = ranks.get((state[i], state[i + 1]))
-            if rank is not None and (best is None or rank < best[0]):
-                best = (rank, i)
-        if best is None:
-            return tuple(out)
-        i = best[1]
-        state[i : i + 2] = [state[i] + state[i + 1]]
-        out.append(tuple(state))
+    sym = list(initial)
+    nxt = [*range(1, len(sym)), -1]
+    prv = list(range(-1, len(sym) - 1))
+    heap = [(ranks[p], i) for i, p in enumerate(zip(sym, sym[1:])) if p in ranks]
+    heapq.heapify(heap)
+    out = [tuple(sym)]
+    total = 1
+    while heap:
+        rank, i = heapq.heappop(heap)
+        j = nxt[i] if sym[i] is not None else -1
+        if j < 0 or ranks.get((sym[i], sym[j])) != rank:  # type: ignore[arg-type]
+            continue  # stale: a symbol of the pair was merged since
+        sym[i], sym[j] = sym[i] + sym[j], None  # type: ignore[operator]
+        nxt[i] = nxt[j]
+        if nxt[i] >= 0:
+            prv[nxt[i]] = i
+        for left in (prv[i], i):
+            if left >= 0 and nxt[left] >= 0 and (r := ranks.get((sym[left], sym[nxt[left]]))) is not None:  # type: ignore[arg-type]
+                heapq.heappush(heap, (r, left))
+        total += 1
+        if len(out) < keep:
+            out.append(tuple(s for s in sym if s is not None))
+    return tuple(out), total
 
 
-def _first_wrong(claimed: tuple[tuple[str, ...], ...], true: tuple[tuple[str, ...], ...]) -> int | None:
+def _first_wrong(claimed: tuple[tuple[str, ...], ...], true: tuple[tuple[str, ...], ...], total: int) -> int | None:
+    """The first claimed state that differs from the true ones (``true`` holds the first ones of ``total``)."""
     for i, state in enumerate(claimed):
-        if i >= len(true) or state != true[i]:
+        if i >= total or state != true[i]:
             return i
-    return None if len(claimed) == len(true) else len(claimed)
-
-
-# ---------------------------------------------------------------- text boxes
-
-_CLAIM_LINE = re.compile(r"^\(\s*(\S+?)\s*,\s*(\S+?)\s*\)\s*[:=]?\s*(\d+)?$")
-_NUMBERED = re.compile(r"^\d+[.)]\s+")
-
-
-def parse_claimed(text: str) -> list[tuple[Pair, int | None]]:
-    """Read claimed merges, one per line: ``e s``, ``e s 9``, ``(e, s)`` or ``(e, s): 9``.
-
-    Blank lines and lines starting with ``#`` are skipped; a leading ``1.`` or
-    ``1)`` numbering is dropped.
-
-    Args:
-        text: the pasted lines.
-
-    Returns:
-        ``[((left, right), count or None), ...]``.
-
-    Raises:
-        ClaimError: a line that is none of these forms (naming the line), or no merge at all.
-    """
-    out: list[tuple[Pair, int | None]] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = _NUMBERED.sub("", raw.strip())
-        if not line or line.startswith("#"):
-            continue
-        fields = line.split()
-        if not line.startswith("(") and (len(fields) == 2 or len(fields) == 3 and fields[2].isdigit()):
-            out.append(((fields[0], fields[1]), int(fields[2]) if len(fields) == 3 else None))
-            continue
-        match = _CLAIM_LINE.match(line)
-        if match is None:
-            raise ClaimError(f"line {n}: {raw.strip()[:60]!r} is not 'left right' or 'left right count'")
-        left, right, count = match.groups()
-        out.append(((left, right), int(count) if count is not None else None))
-    if not out:
-        raise ClaimError("no claimed merge: write one merge per line, such as 'e s' or 'e s 9'")
-    return out
-
-
-def parse_word_counts(text: str) -> dict[str, int]:
-    """Read word counts written ``low 5`` (one per line, or separated by commas).
-
-    Args:
-        text: the pasted counts.
-
-    Returns:
-        ``{word: count}`` in the order written (a repeated word's counts are added).
-
-    Raises:
-        ClaimError: an entry that is not a word followed by a positive integer
-            (naming it), a count (or a repeated word's total) above
-            :data:`bpe_core.corpus.MAX_WORD_FREQUENCY` (naming the line), or no entry at all.
-    """
-    counts: dict[str, int] = {}
-    for n, word, digits in _count_entries(text):
-        total = counts.get(word, 0) + _bounded_count(digits, n)
-        if total > MAX_WORD_FREQUENCY:
-            raise ClaimError(
-                f"line {n}: the word {word[:40]!r} is counted {total:,} times in all; "
-                f"at most {MAX_WORD_FREQUENCY:,} (2**48) is allowed"
-            )
-        counts[word] = total
-    if not counts:
-        raise ClaimError("no word counts: write one 'word count' per line, such as 'low 5'")
-    return counts
-
-
-def _count_entries(text: str) -> Iterator[tuple[int, str, str]]:
-    """``(line number, word, count digits)`` of each ``word count`` entry (counts not yet converted).
-
-    Raises:
-        ClaimError: an entry that is not a word followed by a positive integer in ASCII digits (naming it).
-    """
-    for n, raw in enumerate(text.splitlines(), start=1):
-        for entry in raw.split(","):
-            fields = entry.split()
-            if not fields:
-                continue
-            if len(fields) != 2 or not (fields[1].isascii() and fields[1].isdigit()) or not fields[1].strip("0"):
-                raise ClaimError(f"line {n}: {entry.strip()[:60]!r} is not 'word count' with a positive count")
-            yield n, fields[0], fields[1]
-
-
-def _bounded_count(digits: str, line: int) -> int:
-    """``digits`` (ASCII, not all zeros) as an int, refused past :data:`~bpe_core.corpus.MAX_WORD_FREQUENCY`
-    before a long digit string is converted (Python refuses over 4,300 digits; 16 already pass the cap)."""
-    digits = digits.lstrip("0")
-    if len(digits) > len(str(MAX_WORD_FREQUENCY)) or int(digits) > MAX_WORD_FREQUENCY:
-        shown = f"{int(digits):,}" if len(digits) <= 30 else f"a number of {len(digits):,} digits"
-        raise ClaimError(
-            f"line {line}: the count {shown} is too large; at most {MAX_WORD_FREQUENCY:,} (2**48) is allowed"
-        )
-    return int(digits)
-
-
-def looks_like_word_counts(text: str) -> bool:
-    """True when every non-blank entry of ``text`` reads as ``word count`` (see :func:`parse_word_counts`;
-    a count past the limit still reads as one, so that its error is shown rather than the box read as text)."""
-    try:
-        return bool(list(_count_entries(text)))
-    except ClaimError:
-        return False
+    return None if len(claimed) == total else len(claimed)

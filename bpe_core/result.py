@@ -17,6 +17,7 @@ from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, overload
 
+from . import ranking
 from .recorder import MergeLog, TraceLog, gone_marker
 from .symbols import SHIFT
 from .tiebreak import FirstSeen, tie_rule
@@ -265,6 +266,18 @@ class TrainResult:
             out[pair] = out.get(pair, 0) + c
         return out
 
+    def pair_count_at(self, k: int, pair: Pair) -> int:
+        """The count of one pair (display strings) after ``k`` merges: ``pair_counts_at(k).get(pair, 0)``
+        without sorting the whole table.
+
+        Raises:
+            ValueError: ``k`` out of range, or the run was made with ``trace=False``.
+        """
+        self._check_step(k)
+        s = self.symbol_strings
+        left, right = pair
+        return sum(c for key, c in self._counts(k).items() if s[key // SHIFT] == left and s[key % SHIFT] == right)
+
     def tied_at(self, k: int) -> list[Pair]:
         """Every pair that had the winning count before merge ``k``, winner first, then in tie-rule order.
 
@@ -293,7 +306,7 @@ class TrainResult:
         """Every tied pair before merge ``k`` with its tie key, in :meth:`tied_at` order.
 
         ``steps[k].tie_keys`` describes the first ``max_tied`` of them; this
-        describes all (``"first seen in word #2 'newer' at offset 3"``, or the
+        describes all (``"first seen in word 3 'newer' at offset 3"``, or the
         strings or ids the rule compared).
 
         Raises:
@@ -307,9 +320,11 @@ class TrainResult:
     def tied_lists(self, limit: int | None = None) -> list[list[Pair]]:
         """Every merge's tied pairs, winner first in tie-rule order: ``tied_at(k)[:limit]`` for each ``k``.
 
-        Built in one pass over the recorded count changes, keeping the pairs of
-        each count, so listing a whole run costs about as much as one
-        :meth:`tied_at` plus the tie keys of the tied pairs (the CLI lists runs this way).
+        Built in one pass over the recorded count changes, with the pairs of each
+        count kept in a heap ordered by the tie rule (for ``first_seen``, by first
+        place, kept as the run is replayed once on the corpus layout): listing a
+        whole run costs about as much as training it, whatever the number of
+        ties (see :func:`bpe_core.ranking.tied_lists`). The command line lists runs this way.
 
         Args:
             limit: keep at most this many pairs per merge (``max_tied`` gives ``steps[k].tied``).
@@ -318,34 +333,12 @@ class TrainResult:
             One list per merge; ``[merges[k]]`` where no pair shared the winning
             count, and for every merge of a run made with ``trace=False``.
         """
-        trace = self.log.trace
-        if trace is None:
+        if self.log.trace is None:
             return [[pair] for pair in self.merges]
-        counts = trace.counts_at(0)
-        holding: dict[int, set[int]] = {}  # count -> the pair keys that have it
-        for key, c in counts.items():
-            holding.setdefault(c, set()).add(key)
-        s, hf, rule = self.symbol_strings, self.hf_ranks, tie_rule(self.config.tie_break)
-        out: list[list[Pair]] = []
-        for k, best in enumerate(self.log.counts):
-            keys = holding.get(best, ())
-            if len(keys) <= 1:
-                out.append([self.merges[k]])
-            else:
-                pairs = [divmod(key, SHIFT) for key in keys]
-                seen = {pair: self._first_seen(pair, k) for pair in pairs} if rule.positional else None
-                out.append([(s[a], s[b]) for a, b in rule.order(pairs, s, hf, seen)[:limit]])
-            for key, change in trace.changes(k):
-                old = counts.get(key, 0)
-                new = old + change
-                if old:
-                    holding[old].discard(key)
-                if new:
-                    counts[key] = new
-                    holding.setdefault(new, set()).add(key)
-                else:
-                    del counts[key]
-        return out
+        s = self.symbol_strings
+        rule = tie_rule(self.config.tie_break)
+        lists = ranking.tied_lists(self.log, self._num_tied, rule, s, self.hf_ranks, limit)
+        return [[(s[a], s[b]) for a, b in pairs] for pairs in lists]
 
     def _ranked(self, k: int, floor: int) -> tuple[list[tuple[int, int]], dict[tuple[int, int], FirstSeen]]:
         """The pairs counting at least ``floor`` before merge ``k``, best first by count then tie rule.
@@ -359,63 +352,58 @@ class TrainResult:
         if rule.positional:
             memo = self.__dict__.setdefault("_seen_memo", OrderedDict())
             known = memo.pop(k, {})
-            memo[k] = seen = {pair: known.get(pair) or self._first_seen(pair, k) for pair in pairs}
+            missing = [pair for pair in pairs if pair not in known]
+            memo[k] = seen = {**known, **self._first_seen(missing, k)}
             if len(memo) > 2:
                 memo.popitem(last=False)
+        pair_key = None if rule.positional else rule.pair_key(self._symbol_keys)
         by_count: dict[int, list[tuple[int, int]]] = {}
         for pair in pairs:
             by_count.setdefault(counts[pair[0] * SHIFT + pair[1]], []).append(pair)
         ordered = []
         for c in sorted(by_count, reverse=True):
-            ordered += rule.order(by_count[c], self.symbol_strings, self.hf_ranks, seen)
+            ordered += rule.order(by_count[c], self.symbol_strings, self.hf_ranks, seen, pair_key)
         return ordered, seen
 
     @cached_property
-    def _spelled(self) -> list[str]:
-        """Token id -> its base symbols, one character each (``chr`` of the base id), for searching the layout."""
-        base = self.log.base_size
-        spelled = [chr(i) for i in range(base)]
-        for a, b, _new in self.log.merge_ids:
-            spelled.append(spelled[a] + spelled[b])
-        return spelled
-
-    @cached_property
-    def _layout_text(self) -> str:
-        """The corpus layout's base symbols as one string (``chr`` of each id), for ``str.find``."""
-        return "".join(map(chr, self._trace().layout.initial))
+    def _symbol_keys(self) -> list[object]:
+        """Id -> a static tie rule's per-symbol key, computed once (kept as a list: results are pickled)."""
+        rule = tie_rule(self.config.tie_break)
+        return [] if rule.positional else [rule.symbol_key(s, r) for s, r in zip(self.symbol_strings, self.hf_ranks)]
 
     @cached_property
     def _born(self) -> dict[int, int]:
         """Merged token id -> the merge that made it (base symbols are absent)."""
         return {new: k for k, (_a, _b, new) in enumerate(self.log.merge_ids)}
 
-    def _first_seen(self, pair: tuple[int, int], k: int) -> FirstSeen:
-        """Where ``pair`` first occurs after ``k`` merges, words in corpus order, each left to right.
+    def _first_seen(self, pairs: list[tuple[int, int]], k: int) -> dict[tuple[int, int], FirstSeen]:
+        """Where each of ``pairs`` first occurs after ``k`` merges, words in corpus order, each left to right.
 
-        Looks where the pair's base symbols are spelled out (``str.find`` on
-        the layout) for the first place where, after ``k`` merges, the two
-        tokens stand exactly there. A pair holding a merged token can only be in
-        the words rewritten by the later of the merges that made its tokens (the
-        token did not exist before), so only those words are searched.
+        One walk over the corpus layout after ``k`` merges that stops once every
+        pair is found, reading only the words that can hold them (see
+        :func:`bpe_core.ranking.first_places`): at most the whole layout once,
+        however repetitive the text.
+
+        Raises:
+            AssertionError: a pair that does not occur after ``k`` merges (a caller's bug).
         """
-        trace = self._trace()
-        layout, starts = trace.layout, trace.layout.starts
-        x, y = pair
-        made = max(self._born.get(x, -1), self._born.get(y, -1))
-        words = trace.rewritten(made) if made >= 0 else range(len(self.words))
-        left, right = self._spelled[x], self._spelled[y]
-        needle, width, text = left + right, len(left), self._layout_text
-        for w in words if made >= 0 else (None,):
-            lo, hi = (starts[w], starts[w + 1]) if w is not None else (0, len(text))
-            at = text.find(needle, lo, hi)
-            while at >= 0:
-                v = layout.word_of(at) if w is None else w
-                end = starts[v + 1]
-                if at + len(needle) <= end and layout.holds(at, width, x, end, k):
-                    if layout.holds(at + width, len(right), y, end, k):
-                        return FirstSeen(v, self.words[v][0], at - starts[v], at)
-                at = text.find(needle, at + 1, hi)
-        raise AssertionError(f"pair {pair} is not in the corpus after {k} merges")
+        if not pairs:
+            return {}
+        layout = self._trace().layout
+        wanted = {a * SHIFT + b for a, b in pairs}
+        words = ranking.candidate_words(pairs, self._born, self.log)
+        found = ranking.first_places(layout, words, wanted, k)
+        missing = wanted - found.keys()
+        if missing:
+            raise AssertionError(
+                f"pairs {sorted(map(lambda key: divmod(key, SHIFT), missing))[:5]} are not in the "
+                f"corpus after {k} merges"
+            )
+        out = {}
+        for key, slot in found.items():
+            w = layout.word_of(slot)
+            out[divmod(key, SHIFT)] = FirstSeen(w, self.words[w][0], slot - layout.starts[w], slot)
+        return out
 
     def segmentation(self, word: int, k: int) -> tuple[str, ...]:
         """How word number ``word`` (an index into ``words``) is cut after ``k`` merges.

@@ -47,7 +47,8 @@ class FirstSeen:
     """Where a pair first occurs when the distinct words are scanned in corpus order, each left to right.
 
     Attributes:
-        word: the word's index among the distinct words (corpus order).
+        word: the word's index among the distinct words (corpus order, 0-based; the
+            sentence counts words from 1: "first seen in word 3 'newest' at offset 3").
         text: the word's text.
         offset: the pair's left symbol's offset in the word, counted in base
             symbols (characters or bytes, the end-of-word marker included).
@@ -61,7 +62,7 @@ class FirstSeen:
     position: int
 
     def __str__(self) -> str:
-        return f"first seen in word #{self.word} {short_word(self.text)} at offset {self.offset}"
+        return f"first seen in word {self.word + 1} {short_word(self.text)} at offset {self.offset}"
 
 
 class TieRule:
@@ -99,17 +100,19 @@ class TieRule:
         strings: Sequence[str],
         hf_rank: Sequence[int],
         first_seen: Mapping[tuple[int, int], FirstSeen] | None = None,
+        key: PairKey | None = None,
     ) -> list[tuple[int, int]]:
         """``pairs`` (symbol ids) sorted best first; ``first_seen`` is needed by positional rules.
 
         Pairs with equal keys (two symbols that render alike) fall back to id order,
-        as the trainer's heap does.
+        as the trainer's heap does. ``key`` is :meth:`static_key` of ``strings``
+        and ``hf_rank``, when the caller keeps it (it costs a pass over every symbol).
         """
         if self.positional:
             assert first_seen is not None
             return sorted(pairs, key=lambda p: first_seen[p].position)
-        key = self.static_key(strings, hf_rank)
-        return sorted(pairs, key=lambda p: (key(*p), p))
+        pair_key = key or self.static_key(strings, hf_rank)
+        return sorted(pairs, key=lambda p: (pair_key(*p), p))
 
     def describe(
         self, strings: Sequence[str], hf_rank: Sequence[int], left: int, right: int, where: FirstSeen | None = None

@@ -91,7 +91,8 @@ class MergeStep:
             (``num_tied`` is the full number, and
             :meth:`TrainResult.tied_at` rebuilds every one of them).
         tie_keys: for each pair in ``tied``, the value the tie rule compared,
-            in words ("first seen in word #3 'newer' at offset 1").
+            in words ("first seen in word 4 'newer' at offset 1": words counted from 1
+            in corpus order, offsets from 0 in base symbols).
         num_tied: how many pairs had the winning count (1 means no tie).
         tie_break: the tie rule's name.
         top_pairs: the highest pair counts before the merge, ``((pair, count), ...)``,

@@ -210,7 +210,7 @@ def test_check_page_golden_example():
         ["whitespace", "first_seen", 1],
         ["whitespace", "first_seen", 2],
     ]
-    assert "Read as word counts: 4 distinct words, 16 in all." in captions(at)
+    assert "Read as 4 words with counts (16 in all)." in captions(at)
     assert seen(at.markdown[-1].value) == "rank: holds; sequential: holds; leftmost: holds."
 
 
@@ -232,7 +232,9 @@ def test_check_page_settings_link_opens_train_with_them():
 def test_check_page_holds_without_the_marker():
     at = page(CHECK)
     at.selectbox(key=state.CHECK_PRETOKENIZER).set_value("whitespace (no </w>)").run()
-    assert [seen(s.value) for s in at.success] == ["All 5 claimed merges hold under these settings."]
+    assert [seen(s.value) for s in at.success] == [
+        "All 5 claimed merges hold under first_seen, with no end-of-word marker."
+    ]
     assert not errors(at)
 
 
@@ -253,7 +255,7 @@ def test_check_page_text_corpus_and_encoding():
     at.text_area(key=state.CHECK_CORPUS).set_value("ab ab ab cd").run()
     at.radio(key=state.CHECK_KIND).set_value("Text").run()
     at.text_area(key=state.CHECK_CLAIM).set_value("a b 2").run()
-    assert "Read as text: 11 characters." in captions(at)
+    assert "Read as running text (11 characters)." in captions(at)
     assert errors(at)[0].startswith("The claim is wrong from merge 1: the pair is right but its count is")
     at.text_input(key=state.CHECK_WORD).set_value("aaaa")
     at.text_area(key=state.CHECK_CLAIM).set_value("a a\naa aa")

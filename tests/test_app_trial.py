@@ -46,7 +46,7 @@ def test_check_page_big_counts_are_checked_but_not_opened_in_train():
         cpu_seconds=300,
     )
     assert not out["exceptions"] and not out["errors"]
-    assert "Read as word counts: 2 distinct words, 2,000,000,002 in all." in out["captions"]
+    assert "Read as 2 words with counts (2,000,000,002 in all)." in out["captions"]
     assert out["disabled"] and all(out["disabled"])
     reason = next(c for c in out["captions"] if c.startswith("Opening in the Train page is off"))
     assert "these counts make 8,000,000,011 characters of text" in reason

@@ -306,7 +306,7 @@ def test_trace_records_ties_top_pairs_and_lengths():
     r = train(LOW, num_merges=10)
     s0 = r.steps[0]
     assert s0.num_tied == 2 and s0.tied == (("e", "r"), ("r", "</w>"))
-    assert s0.tie_keys[0].startswith("first seen in word #2 'newer'")
+    assert s0.tie_keys[0].startswith("first seen in word 3 'newer'")
     assert s0.top_pairs[0] == (("e", "r"), 9)
     assert r.initial_tokens == sum(len(w) + 1 for w in LOW.split())
     assert s0.tokens_after == r.initial_tokens - 9

@@ -34,14 +34,20 @@ def test_a_claim_without_counts_leaves_the_count_cells_blank():
 
 
 def test_check_corpus_opens_in_train_only_when_it_fits_the_paste_box():
+    from bpe_core import CheckSettings
     from ui.checking import read_corpus
     from ui.corpus import MAX_PASTE_CHARS
 
+    plain = CheckSettings("whitespace_eow", "separate", "first_seen", 2)
     fits = read_corpus("low 5\nlower 2", "Detect")
-    assert fits.text == "low low low low low lower lower" and not fits.too_long
+    assert fits.train_text(plain) == ("low low low low low lower lower", "")
+    sentencepiece = CheckSettings("whitespace", "separate", "first_seen", 2, "char", "▁")
+    assert fits.train_text(sentencepiece) == ("▁low ▁low ▁low ▁low ▁low ▁lower ▁lower", "")  # the marker's words
     text = "ab " * (MAX_PASTE_CHARS // 3 + 1)
     long_text = read_corpus(text, "Text")
-    assert long_text.corpus == text and long_text.text == ""
-    assert "this text has 20,001 characters" in long_text.too_long and "(Source: Upload)" in long_text.too_long
+    assert long_text.corpus == text
+    cut, why = long_text.train_text(plain)
+    assert cut == "" and "this text has 20,001 characters" in why and "(Source: Upload)" in why
     counts = read_corpus("low 10000000", "Detect")  # 40 MB of text if built: only its length is worked out
-    assert counts.counted and counts.text == "" and "39,999,999 characters" in counts.too_long
+    cut, why = counts.train_text(plain)
+    assert counts.counted and cut == "" and "39,999,999 characters" in why

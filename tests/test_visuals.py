@@ -79,8 +79,8 @@ def test_tie_keys_and_reasons_isolate_right_to_left_words():
     from viz.tokens import isolate_words
     from viz.train_tables import pair_counts_frame, tie_explanation
 
-    assert isolate_words("first seen in word #0 'שלום' at offset 3") == (
-        f"first seen in word #0 '{FSI}שלום{PDI}' at offset 3"
+    assert isolate_words("first seen in word 1 'שלום' at offset 3") == (
+        f"first seen in word 1 '{FSI}שלום{PDI}' at offset 3"
     )
     assert isolate_words("('a' 'b') (smallest wins)") == "('a' 'b') (smallest wins)"
     result = train("ab ab של של", num_merges=1, pretokenizer="whitespace", tie_break="first_seen", min_frequency=1)

@@ -14,6 +14,7 @@ from viz.checking import (
     settings_frame,
     top_pairs_frame,
     verdict_frame,
+    verdict_markdown,
     verdict_sentence,
 )
 from viz.provenance import (
@@ -37,6 +38,8 @@ from viz.tokens import display_of
 
 LOW = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 CLAIM = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w"), ("n", "e")]
+JM = {"low": 5, "lowest": 2, "newer": 6, "wider": 3, "new": 2}
+JM_CLAIM = [("e", "r"), ("er", "_"), ("n", "e"), ("ne", "w"), ("l", "o"), ("lo", "w"), ("new", "er_"), ("low", "_")]
 
 
 def textbook_tree():
@@ -109,9 +112,17 @@ def test_verdict_tables():
     )
     top = top_pairs_frame(report.steps[2])
     assert top.iloc[:2].values.tolist() == [["est + </w>", 9, "merged here"], ["l + o", 7, "claimed"]]
-    assert settings_frame(find_settings(LOW, CLAIM)).iloc[0].tolist() == ["whitespace", "—", "first_seen", 1]
+    assert settings_frame(find_settings(LOW, CLAIM)).iloc[0].tolist() == ["whitespace", "none", "first_seen", 1]
     holding = check_merges(LOW, CLAIM, pretokenizer="whitespace")
-    assert verdict_sentence(holding) == "All 5 claimed merges hold under these settings."
+    assert verdict_sentence(holding) == "All 5 claimed merges hold under first_seen, with no end-of-word marker."
+    assert verdict_markdown(holding) == verdict_sentence(holding)
+    jm = check_merges(JM, JM_CLAIM, marker="_")
+    assert verdict_markdown(jm) == (
+        "All 8 claimed merges hold under first_seen, with `_` as the end-of-word marker attached to the word "
+        "as a symbol of its own (`l o w _`)."
+    )
+    escaped = verdict_markdown(check_merges(LOW, [("**a**", "b")]))
+    assert escaped.startswith(r"The claim is wrong from merge 1\: \(\*\*a\*\*")
 
 
 def test_encoding_tables():

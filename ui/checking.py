@@ -1,4 +1,5 @@
-"""The Check an example page's helpers: read its boxes, run the checks cached, and open matching settings in Train."""
+"""The Check an example page's helpers: read its boxes in the example's notation, run the checks cached, and
+open matching settings in Train."""
 
 from __future__ import annotations
 
@@ -7,16 +8,25 @@ from dataclasses import dataclass
 import streamlit as st
 
 import bpe_core
-from bpe_core.checking import CheckSettings, looks_like_word_counts, parse_claimed, parse_word_counts
+from bpe_core.checking import (
+    CheckSettings,
+    Notation,
+    WordCounts,
+    looks_like_word_counts,
+    parse_claimed,
+    read_word_counts,
+)
+from bpe_core.notation import notations_of
 from ui import sidebar, state
 from ui.corpus import MAX_PASTE_CHARS, CorpusChoice
+from ui.links import CHECK_MAX_CORPUS_CHARS
 from ui.provenance import open_train_at
 from ui.settings import TrainSettings
 
 KINDS = ("Detect", "Word counts", "Text")
-"""How the corpus box is read: detected, ``low 5`` lines, or running text."""
-MAX_CORPUS_CHARS = 100_000
-"""The corpus box's limit: finding settings trains 24 times."""
+"""How the corpus box is read: detected, word counts (``low 5``, ``5 l o w _`` ...), or running text."""
+MAX_CORPUS_CHARS = CHECK_MAX_CORPUS_CHARS
+"""The corpus box's limit: finding settings trains 24 times and more."""
 PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
     "whitespace_eow, </w> separate": ("whitespace_eow", "separate"),
     "whitespace_eow, </w> attached": ("whitespace_eow", "attached"),
@@ -28,40 +38,65 @@ PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
 """The check page's pre-tokenizer choices (see :data:`bpe_core.checking.PRETOKENIZER_CHOICES`)."""
 TEXT_ONLY = frozenset({"trailing_space", "gpt2", "none"})
 """Pre-tokenizers that only differ from ``whitespace`` on running text, not on word counts."""
+DETECT = "Detect"
+AS_PRETOKENIZER = "As the pre-tokenizer writes it"
+NOTATION_LABELS: dict[str, Notation | None] = {
+    DETECT: None,
+    AS_PRETOKENIZER: None,
+    "_ separate (Jurafsky & Martin)": Notation("_", "separate"),
+    "_ attached": Notation("_", "attached"),
+    "</w> separate": Notation("</w>", "separate"),
+    "</w> attached": Notation("</w>", "attached"),
+    "▁ at the start (SentencePiece)": Notation("▁"),
+    "Ġ at the start (GPT-2)": Notation("Ġ"),
+    "@@ continuation (subword-nmt)": Notation("@@", "attached"),
+}
+"""The marker box's choices: detect it, none (the pre-tokenizer's own notation), or one of the markers books use."""
 
 
 @dataclass(frozen=True)
 class ExampleCorpus:
-    """The corpus box as read: word counts or text, with the text a Train page link would train on.
+    """The corpus box as read: word counts (with how they were written) or text.
 
     Attributes:
         corpus: the ``{word: count}`` read, or the text.
-        counted: True for word counts.
-        text: the text the Train page gets (word counts: each word repeated its count times), or ``""``
-            when that text would not fit the sidebar's paste box (then ``too_long`` says why).
-        too_long: why the corpus cannot be opened in the Train page (``""`` when it can).
+        counts: the :class:`~bpe_core.notation.WordCounts` read, or ``None`` for text.
     """
 
     corpus: str | dict[str, int]
-    counted: bool
-    text: str
-    too_long: str = ""
+    counts: WordCounts | None = None
+
+    @property
+    def counted(self) -> bool:
+        """True for word counts."""
+        return self.counts is not None
 
     def describe(self) -> str:
-        """``4 distinct words, 16 in all (word counts)`` or ``120 characters of text``."""
-        if isinstance(self.corpus, dict):
-            return f"word counts: {len(self.corpus):,} distinct words, {sum(self.corpus.values()):,} in all"
-        return f"text: {len(self.corpus):,} characters"
+        """``5 words with counts, spelled with spaces, _ at the end (18 in all)``, or
+        ``running text (120 characters)``."""
+        if self.counts is not None:
+            return self.counts.describe()
+        return f"running text ({len(self.corpus):,} characters)"
+
+    def train_text(self, settings: CheckSettings) -> tuple[str, str]:
+        """``(text, "")``: the text the Train page gets for ``settings`` (word counts: each word, with a start
+        marker if the notation has one, repeated its count times); or ``("", why not)`` when that text would
+        not fit the sidebar's paste box (:data:`ui.corpus.MAX_PASTE_CHARS`). Its length is worked out first,
+        so a count of millions costs no memory."""
+        corpus = settings.train_corpus(self.corpus)
+        if isinstance(corpus, str):
+            if len(corpus) > MAX_PASTE_CHARS:
+                return "", _too_long(f"this text has {len(corpus):,} characters", False)
+            return corpus, ""
+        length = sum((len(w) + 1) * n for w, n in corpus.items()) - 1  # the words repeated, one space between
+        if length > MAX_PASTE_CHARS:
+            return "", _too_long(f"these counts make {length:,} characters of text", True)
+        return " ".join(" ".join([w] * n) for w, n in corpus.items()), ""
 
 
 def read_corpus(box: str, kind: str) -> ExampleCorpus:
-    """Read the corpus box as ``kind`` (one of :data:`KINDS`).
-
-    Word counts become, for the Train page, each word repeated its count times in
-    the order written, which trains exactly as the counts do with the whitespace
-    pre-tokenizers. That text is built only when it fits the sidebar's paste box
-    (:data:`ui.corpus.MAX_PASTE_CHARS`); its length is worked out first, so a count
-    of millions costs no memory.
+    """Read the corpus box as ``kind`` (one of :data:`KINDS`); word counts in any layout of
+    :func:`bpe_core.checking.read_word_counts`.
 
     Raises:
         bpe_core.ClaimError: word counts that cannot be read, or a count past
@@ -70,16 +105,10 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
     """
     if not box.strip():
         raise bpe_core.EmptyCorpusError("the corpus box is empty: type word counts such as 'low 5', or text")
-    counted = kind == "Word counts" or (kind == "Detect" and looks_like_word_counts(box))
-    if not counted:
-        if len(box) > MAX_PASTE_CHARS:
-            return ExampleCorpus(box, False, "", _too_long(f"this text has {len(box):,} characters", counted))
-        return ExampleCorpus(box, False, box)
-    counts = parse_word_counts(box)
-    length = sum((len(w) + 1) * n for w, n in counts.items()) - 1  # the words repeated, one space between
-    if length > MAX_PASTE_CHARS:
-        return ExampleCorpus(counts, True, "", _too_long(f"these counts make {length:,} characters of text", counted))
-    return ExampleCorpus(counts, True, " ".join(" ".join([w] * n) for w, n in counts.items()))
+    if kind == "Word counts" or (kind == "Detect" and looks_like_word_counts(box)):
+        counts = read_word_counts(box)
+        return ExampleCorpus(counts.counts, counts)
+    return ExampleCorpus(box)
 
 
 def _too_long(what: str, counted: bool) -> str:
@@ -95,16 +124,49 @@ def _too_long(what: str, counted: bool) -> str:
     )
 
 
+def notation_for(label: str, example: ExampleCorpus, claim: tuple) -> tuple[Notation | None, str]:
+    """The notation to read the example in, and where it was found (``""`` when chosen or none).
+
+    With :data:`DETECT`: the marker the corpus is spelled with (``5 l o w _``), else the
+    first one the claimed merges carry (``er _``); else none (the pre-tokenizer's own).
+    """
+    if label != DETECT:
+        return NOTATION_LABELS.get(label), ""
+    if example.counts is not None and example.counts.notation is not None:
+        return example.counts.notation, "spelled in the corpus"
+    found = notations_of([s for pair, _count in claim for s in pair])
+    if found and found[0].marker != bpe_core.MARKER:
+        return found[0], "found in the claimed merges"
+    return None, ""
+
+
+def settings_for(
+    pre_label: str, tie: str, min_frequency: int, notation: Notation | None, corpus: str | dict[str, int]
+) -> CheckSettings:
+    """The check's settings: the pre-tokenizer box's, or those the notation stands for."""
+    if notation is None:
+        return CheckSettings(*PRETOKENIZER_LABELS[pre_label], tie, min_frequency)
+    implied = notation.train_settings(corpus)
+    return CheckSettings(
+        implied["pretokenizer"], notation.end_of_word, tie, min_frequency, implied.get("unit", "char"), notation.marker
+    )
+
+
 @st.cache_data(max_entries=32, show_spinner="Training to check the claim…")
 def checked(corpus: str | dict[str, int], claim: tuple, settings: CheckSettings) -> bpe_core.MergeCheck:
     """:func:`bpe_core.check_merges` under ``settings``, cached."""
     return bpe_core.check_merges(corpus, list(claim), **settings.kwargs())
 
 
-@st.cache_data(max_entries=32, show_spinner="Trying every combination of settings…")
-def matching(corpus: str | dict[str, int], claim: tuple) -> list[CheckSettings]:
-    """:func:`bpe_core.find_settings`, cached."""
-    return bpe_core.find_settings(corpus, list(claim))
+@st.cache_data(max_entries=32, show_spinner="Trying every combination of settings and markers…")
+def matching(corpus: str | dict[str, int], claim: tuple, spelled: Notation | None = None) -> list[CheckSettings]:
+    """:func:`bpe_core.find_settings`, cached; the markers tried are those the claim carries, and the one the
+    corpus is spelled with (``spelled``), both placements of an end marker."""
+    found = notations_of([s for pair, _count in claim for s in pair])
+    if spelled is not None:
+        found = [*notations_of([spelled.spelled("a")]), *found]
+    notations = list(dict.fromkeys(n for n in found if n.marker != bpe_core.MARKER))
+    return bpe_core.find_settings(corpus, list(claim), notations=notations)
 
 
 def read_claim(box: str) -> tuple:
@@ -117,15 +179,16 @@ def read_claim(box: str) -> tuple:
 
 
 def open_in_train(example: ExampleCorpus, settings: CheckSettings, merges: int, step: int) -> None:
-    """Button callback: put the example's corpus and ``settings`` in the sidebar, apply them as Train does,
-    and open the Train page at merge ``step``.
+    """Button callback: put the example's corpus (in the engine's notation) and ``settings`` in the sidebar,
+    apply them as Train does, and open the Train page at merge ``step``.
 
     Raises:
-        ValueError: ``example.too_long`` is set (the page disables the buttons then).
+        ValueError: the corpus does not fit the paste box (the page disables the buttons then).
     """
-    if example.too_long:
-        raise ValueError(example.too_long)
-    choice = CorpusChoice("paste", "pasted text", example.text)
+    text, too_long = example.train_text(settings)
+    if too_long:
+        raise ValueError(too_long)
+    choice = CorpusChoice("paste", "pasted text", text)
     applied = TrainSettings(
         pretokenizer=settings.pretokenizer,
         unit=settings.unit,
@@ -137,10 +200,19 @@ def open_in_train(example: ExampleCorpus, settings: CheckSettings, merges: int, 
     )
     s = st.session_state
     s[state.SOURCE] = "Paste"
-    s[state.PASTE] = example.text
+    s[state.PASTE] = text
     s[state.PRETOKENIZER], s[state.UNIT], s[state.END_OF_WORD] = applied.pretokenizer, applied.unit, applied.end_of_word
     s[state.TIE_BREAK], s[state.BUDGET_KIND], s[state.BUDGET] = applied.tie_break, "merges", merges
     s[state.MIN_FREQUENCY], s[state.SPECIALS] = applied.min_frequency, ""
     s[state.APPLIED_CORPUS], s[state.APPLIED_SETTINGS] = choice, applied
     st.query_params[sidebar.TEXT_PARAM] = choice.digest
     open_train_at(step)
+
+
+def follow_first_wrong(report: bpe_core.MergeCheck, labels: list[str], signature: tuple) -> None:
+    """Point the "true top pairs" box at the first wrong merge whenever the input (``signature``) changes;
+    the user's own choice stays until then."""
+    s = st.session_state
+    if s.get(state.CHECK_TOP_FOR) != signature or s.get(state.CHECK_TOP_STEP) not in labels:
+        s[state.CHECK_TOP_FOR] = signature
+        s[state.CHECK_TOP_STEP] = labels[report.first_wrong or 0]

@@ -46,6 +46,14 @@ MAX_DROPOUT_SAMPLES = 6
 """The Encode page's BPE-dropout draws at most this many segmentations side by side."""
 MAX_DROPOUT_SEED = 2**31 - 1
 """The largest seed the Encode page's dropout seed box takes."""
+CHECK_MAX_CORPUS_CHARS = 100_000
+"""The Check page's corpus box (finding settings trains 24 times and more): also the longest a link may carry."""
+CHECK_MAX_CLAIM_CHARS = 20_000
+"""The Check page's claimed-merges box."""
+CHECK_MAX_WORD_CHARS = 2_000
+"""The Check page's word box (one word, encoded three ways)."""
+CHECK_MAX_STEPS_CHARS = 20_000
+"""The Check page's claimed-states box."""
 
 NUMBERS: dict[str, tuple[int, int]] = {
     state.BUDGET: (0, MAX_BUDGET),
@@ -163,10 +171,24 @@ def _check_link_text(value: str) -> None:
     unpack_text(value)
 
 
+def _at_most(key: str, limit: int, box: str) -> Callable[[str], None]:
+    """A check that ``key``'s value holds at most ``limit`` characters (the limit of the page's ``box``)."""
+
+    def check(value: str) -> None:
+        if len(value) > limit:
+            raise BPEError(f"{key} holds {len(value):,} characters; the {box} holds {limit:,}")
+
+    return check
+
+
 TEXTS: dict[str, Callable[[str], None]] = {
     state.SPECIALS: _check_specials,
     state.ENCODE_TEXT: _check_encode_text,
     TEXT_IN_LINK: _check_link_text,
+    state.CHECK_CORPUS: _at_most(state.CHECK_CORPUS, CHECK_MAX_CORPUS_CHARS, "Check page's corpus box"),
+    state.CHECK_CLAIM: _at_most(state.CHECK_CLAIM, CHECK_MAX_CLAIM_CHARS, "claimed-merges box"),
+    state.CHECK_WORD: _at_most(state.CHECK_WORD, CHECK_MAX_WORD_CHARS, "word box"),
+    state.CHECK_STEPS: _at_most(state.CHECK_STEPS, CHECK_MAX_STEPS_CHARS, "claimed-states box"),
 }
 """Text boxes bound to the URL whose value has limits: a check raising ``BPEError``."""
 

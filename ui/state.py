@@ -206,3 +206,8 @@ CHECK_MIN_FREQUENCY = "check_min_frequency"
 CHECK_WORD = "check_word"
 CHECK_MERGES = "check_merges"
 CHECK_STEPS = "check_steps"
+CHECK_MARKER = "check_marker"
+CHECK_TOP_STEP = "check_top_step"
+CHECK_TOP_FOR = "check_top_for"
+"""The input the "true top pairs" box was last set for: when the input changes, the box goes to its first wrong
+merge."""

@@ -7,8 +7,9 @@ from collections.abc import Callable
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from bpe_core import CheckSettings, ClaimStep, EncodingCheck, MergeCheck
+from bpe_core import MARKER, CheckSettings, ClaimStep, EncodingCheck, MergeCheck
 from bpe_core.checking import APPLY_ORDERS
+from viz.markdown import code, plain
 
 WRONG_STYLE = "background-color: #fee2e2; font-weight: 600"
 """How the first wrong row is highlighted."""
@@ -69,29 +70,47 @@ def top_pairs_frame(step: ClaimStep, show: Show = _same) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["pair", "count", "note"])
 
 
-def verdict_sentence(report: MergeCheck) -> str:
-    """One plain sentence: the whole claim holds, or where it first fails and why."""
+def verdict_sentence(report: MergeCheck, quote: Show = _same) -> str:
+    """One plain sentence: the whole claim holds (under which tie rule, with which word boundaries), or where it
+    first fails and why. ``quote`` wraps the marker and the spelled example (see :func:`verdict_markdown`)."""
     if report.first_wrong is None:
-        return f"All {len(report.steps)} claimed merges hold under these settings."
+        which = f"All {len(report.steps)} claimed merges hold" if len(report.steps) > 1 else "The claimed merge holds"
+        return f"{which} under {report.conditions(quote)}."
     step = report.steps[report.first_wrong]
     reason = step.reason()
     return f"The claim is wrong from merge {step.index + 1}: {reason}."
 
 
+def verdict_markdown(report: MergeCheck) -> str:
+    """:func:`verdict_sentence` as safe markdown: the marker and the spelled example in code spans, everything
+    taken from the user escaped."""
+    if report.first_wrong is None:
+        return verdict_sentence(report, lambda text: code(text))
+    return plain(verdict_sentence(report))
+
+
 def settings_frame(found: list[CheckSettings]) -> pd.DataFrame:
-    """Matching settings: ``pre-tokenizer``, ``end of word``, ``tie rule``, ``min frequency``."""
+    """Matching settings: ``pre-tokenizer``, ``marker`` (as the example writes it: ``_ separate``, ``</w> attached``,
+    ``▁ at the start``, or ``none``), ``tie rule``, ``min frequency``."""
     return pd.DataFrame(
         [
             {
-                "pre-tokenizer": s.pretokenizer,
-                "end of word": s.end_of_word if s.pretokenizer == "whitespace_eow" else "—",
+                "pre-tokenizer": s.pretokenizer + (" (bytes)" if s.unit == "byte" else ""),
+                "marker": _marker(s),
                 "tie rule": s.tie_break,
                 "min frequency": s.min_frequency,
             }
             for s in found
         ],
-        columns=["pre-tokenizer", "end of word", "tie rule", "min frequency"],
+        columns=["pre-tokenizer", "marker", "tie rule", "min frequency"],
     )
+
+
+def _marker(settings: CheckSettings) -> str:
+    notation = settings.notation
+    if notation is not None:
+        return notation.label()
+    return f"{MARKER} {settings.end_of_word}" if settings.pretokenizer == "whitespace_eow" else "none"
 
 
 def encoding_frame(report: EncodingCheck, show: Show = _same) -> pd.DataFrame:
@@ -121,4 +140,10 @@ def encoding_sentence(report: EncodingCheck) -> str:
             parts.append(f"{order}: the claim stops after state {wrong - 1} but a merge still applies")
         else:
             parts.append(f"{order}: wrong from state {wrong}")
-    return "; ".join(parts) + "."
+    cut = [
+        f"{order} {report.num_states(order):,}"
+        for order, kept in report.states_by_order.items()
+        if report.num_states(order) > len(kept)
+    ]
+    more = f" The table shows the first states only; states in all: {', '.join(cut)}." if cut else ""
+    return "; ".join(parts) + "." + more

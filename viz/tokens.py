@@ -182,8 +182,8 @@ _RTL_WORD = regex.compile(r"""[^\s'"“”‘’()]*[\p{bc=R}\p{bc=AL}][^\s'"“
 
 def isolate_words(text: str) -> str:
     """``text`` (a sentence, e.g. a tie key or a blocked rule's reason) with every run holding
-    right-to-left letters between bidi isolates (see :func:`isolate`): in ``first seen in word #0 'שלום'
-    at offset 3`` the word no longer pulls ``#0 '`` into its right-to-left run."""
+    right-to-left letters between bidi isolates (see :func:`isolate`): in ``first seen in word 1 'שלום'
+    at offset 3`` the word no longer pulls ``1 '`` into its right-to-left run."""
     if text.isascii():
         return text
     return _RTL_WORD.sub(lambda m: FSI + m.group(0) + PDI, text)

@@ -48,8 +48,8 @@ def pair_counts_frame(step: MergeStep, show: Show = _same) -> pd.DataFrame:
 def tie_explanation(step: MergeStep, show: Show = _same) -> str:
     """Why the tie went the way it did, in one sentence (``""`` when nothing tied).
 
-    ``"first_seen picked e + r (first seen in word #0 'lowest' at offset 3) over r + </w>
-    (first seen in word #2 'newer' at offset 3)"``, with ``and N more`` when more pairs tied.
+    ``"first_seen picked e + r (first seen in word 1 'lowest' at offset 3) over r + </w>
+    (first seen in word 3 'newer' at offset 3)"``, with ``and N more`` when more pairs tied.
     """
     if step.num_tied < 2 or len(step.tied) < 2:
         return ""

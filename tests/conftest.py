@@ -1,10 +1,12 @@
-"""Shared fixtures: the read-only reference folder ``../shared`` next to the repository.
+"""Shared fixtures: the read-only reference folder ``../shared`` next to the repository; how long tests wait.
 
 Tests that need real corpora or OpenAI's published rank files use these
 fixtures. When ``../shared`` is absent (a fresh clone), the byte-identical
 copies the project ships are used instead (``sample_corpora/`` holds three of
 the corpora, ``reference_tokenizers/`` the GPT-2, cl100k_base and o200k_base files), and a
 test skips, with the reason, only when what it needs is in neither place.
+
+Every wait is scaled by ``BPE_TEST_PATIENCE`` (see :mod:`tests.app_server`).
 """
 
 from __future__ import annotations
@@ -18,10 +20,16 @@ import pytest
 
 from bench import corpora as bench_corpora
 
+from .app_server import waited
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPORA = SHARED / "corpora"
 REFERENCE = SHARED / "reference"
+
+APP_TIMEOUT = waited(300)
+"""Seconds one ``AppTest`` run may take (``AppTest.from_file(APP, default_timeout=APP_TIMEOUT)``): a rerun that
+trains the Tiny Shakespeare sample on a 2-core machine kept busy by other work fits with room to spare."""
 
 TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript")
 """The plain-text corpora in ``../shared/corpora`` (``code`` is built from humaneval-x)."""

@@ -12,14 +12,14 @@ from ui import state
 from ui.settings import TrainSettings
 from viz.compare import coinciding, divergence, divergence_text, tokens_formed_twice
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 PAGE = "pages/compare.py"
 
 
 def compare(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(PAGE)
     at.query_params.update(params or {})
     at.run()

@@ -10,7 +10,7 @@ from ui import presentation, sidebar, state
 from ui.lessons import LESSONS
 from ui.player import SHORTCUTS
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 TRAIN = state.TRAIN_PLAYER
@@ -22,7 +22,7 @@ SUMMARY_LINE = (
 
 
 def opened(params: dict[str, str] | None = None, page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     if page is not None:
         at.switch_page(page)
     at.query_params.update(params or {})

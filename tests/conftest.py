@@ -1,4 +1,4 @@
-"""Shared fixtures: the read-only reference folder ``../shared`` next to the repository; how long tests wait.
+"""Shared fixtures: the read-only reference folder ``../shared`` next to the repository; how the suite runs.
 
 Tests that need real corpora or OpenAI's published rank files use these
 fixtures. When ``../shared`` is absent (a fresh clone), the byte-identical
@@ -6,7 +6,10 @@ copies the project ships are used instead (``sample_corpora/`` holds three of
 the corpora, ``reference_tokenizers/`` the GPT-2, cl100k_base and o200k_base files), and a
 test skips, with the reason, only when what it needs is in neither place.
 
-Every wait is scaled by ``BPE_TEST_PATIENCE`` (see :mod:`tests.app_server`).
+The README's command runs the suite in two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from
+pyproject.toml): every test marked ``browser`` runs in one worker, one after another, so the browser modules'
+app servers and Chromium start once each and never compete with one another. Every wait is scaled by
+``BPE_TEST_PATIENCE`` (see :mod:`tests.app_server`); Hypothesis has no deadline and no too-slow health check.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from bench import corpora as bench_corpora
 
@@ -30,6 +34,18 @@ REFERENCE = SHARED / "reference"
 APP_TIMEOUT = waited(300)
 """Seconds one ``AppTest`` run may take (``AppTest.from_file(APP, default_timeout=APP_TIMEOUT)``): a rerun that
 trains the Tiny Shakespeare sample on a 2-core machine kept busy by other work fits with room to spare."""
+
+settings.register_profile("bpe", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bpe")  # a busy machine draws and runs examples slower: neither may fail a test
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put every ``browser`` test in one xdist group (one worker runs them all, in order)."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
 
 TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript")
 """The plain-text corpora in ``../shared/corpora`` (``code`` is built from humaneval-x)."""

@@ -39,12 +39,21 @@ settings.register_profile("bpe", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile("bpe")  # a busy machine draws and runs examples slower: neither may fail a test
 
 
+def _module_fixtures(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a module-scoped fixture (set up once per module in each worker that runs the module)."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(d.scope == "module" for fixture in defs.values() for d in fixture)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put every ``browser`` test in one xdist group (one worker runs them all, in order)."""
+    """Put every ``browser`` test in one xdist group (one worker runs them all, in order), and each other module
+    with a module-scoped fixture in a group of its own (its fixture is built once, not once per worker)."""
     for item in items:
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.xdist_group("browser"))
+        elif _module_fixtures(item):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
 
 
 TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript")

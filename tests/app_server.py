@@ -11,7 +11,10 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [
@@ -45,12 +48,12 @@ APP_START_S = waited(120)
 plotly from a cold disk cache)."""
 
 
-def patient(browser):
+def patient(browser: Browser) -> Browser:
     """Make every context ``browser.new_context`` opens wait up to :data:`WAIT_MS` (Playwright's default is
     30 s), for the tests' own contexts and the shared ``page`` fixture alike; return ``browser``."""
     new_context = browser.new_context
 
-    def new_patient_context(**kwargs):
+    def new_patient_context(**kwargs: object) -> BrowserContext:
         context = new_context(**kwargs)
         context.set_default_timeout(WAIT_MS)
         context.set_default_navigation_timeout(WAIT_MS)

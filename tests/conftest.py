@@ -8,7 +8,8 @@ test skips, with the reason, only when what it needs is in neither place.
 
 The README's command runs the suite in two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from
 pyproject.toml): every test marked ``browser`` runs in one worker, one after another, so the browser modules'
-app servers and Chromium start once each and never compete with one another. Every wait is scaled by
+app servers and Chromium start once each and never compete with one another, and tests that share another
+module-scoped fixture stay in one worker too, so it is built once. Every wait is scaled by
 ``BPE_TEST_PATIENCE`` (see :mod:`tests.app_server`); Hypothesis has no deadline and no too-slow health check.
 """
 

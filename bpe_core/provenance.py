@@ -127,7 +127,12 @@ def _merge_rules(tokenizer: Tokenizer) -> tuple[Sequence[tuple[int, int, int]], 
 
     The one place that reads the tokenizer's merge table by id (see the project's interface notes).
     """
-    return tokenizer.merge_ids, tokenizer.merge_by == "bytes"
+    return tokenizer.merge_ids, _ranks_are_ids(tokenizer)
+
+
+def _ranks_are_ids(tokenizer: Tokenizer) -> bool:
+    """Whether ranks are the new token's id (see :func:`_merge_rules`), without copying the merge table."""
+    return tokenizer.merge_by == "bytes"
 
 
 _RULES: weakref.WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int, int]]] = weakref.WeakKeyDictionary()
@@ -175,7 +180,7 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int) -> MergeTree:
         raise TypeError(f"merge_tree needs a Tokenizer or a TrainResult, not {type(source).__name__}")
     tokenizer.id_to_token(token_id)  # raises TokenIdError for a bad id
     index = _rule_index(tokenizer)
-    recovered = _merge_rules(tokenizer)[1]
+    recovered = _ranks_are_ids(tokenizer)  # _merge_rules would copy the whole table (200,000 rules) per tree
     training = _TrainingInfo(result) if result is not None else None
     built: dict[int, MergeTree] = {}
     # Post-order without recursion: a tiktoken token of 128 spaces is a chain of up to 127 merges.

@@ -1,10 +1,16 @@
-"""Shared fixtures: the read-only reference folder ``../shared`` next to the repository.
+"""Shared fixtures: the read-only reference folder ``../shared`` next to the repository; how the suite runs.
 
 Tests that need real corpora or OpenAI's published rank files use these
 fixtures. When ``../shared`` is absent (a fresh clone), the byte-identical
 copies the project ships are used instead (``sample_corpora/`` holds three of
 the corpora, ``reference_tokenizers/`` the GPT-2, cl100k_base and o200k_base files), and a
 test skips, with the reason, only when what it needs is in neither place.
+
+The README's command runs the suite in two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from
+pyproject.toml): every test marked ``browser`` runs in one worker, one after another, so the browser modules'
+app servers and Chromium start once each and never compete with one another, and tests that share another
+module-scoped fixture stay in one worker too, so it is built once. Every wait is scaled by
+``BPE_TEST_PATIENCE`` (see :mod:`tests.app_server`); Hypothesis has no deadline and no too-slow health check.
 """
 
 from __future__ import annotations
@@ -15,13 +21,41 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from bench import corpora as bench_corpora
+
+from .app_server import waited
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPORA = SHARED / "corpora"
 REFERENCE = SHARED / "reference"
+
+APP_TIMEOUT = waited(300)
+"""Seconds one ``AppTest`` run may take (``AppTest.from_file(APP, default_timeout=APP_TIMEOUT)``): a rerun that
+trains the Tiny Shakespeare sample on a 2-core machine kept busy by other work fits with room to spare."""
+
+settings.register_profile("bpe", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bpe")  # a busy machine draws and runs examples slower: neither may fail a test
+
+
+def _module_fixtures(item: pytest.Item) -> bool:
+    """Whether ``item`` uses a module-scoped fixture (set up once per module in each worker that runs the module)."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(d.scope == "module" for fixture in defs.values() for d in fixture)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put every ``browser`` test in one xdist group (one worker runs them all, in order), and each other module
+    with a module-scoped fixture in a group of its own (its fixture is built once, not once per worker)."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        elif _module_fixtures(item):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+
 
 TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript")
 """The plain-text corpora in ``../shared/corpora`` (``code`` is built from humaneval-x)."""

@@ -17,19 +17,19 @@ from ui.corpus import read_sample
 from ui.settings import TrainSettings
 from viz.markdown import JOINER
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 TRAIN = state.TRAIN_PLAYER
 
 
 def fresh() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=120).run()
+    return AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
 
 
 def opened_link(params: dict[str, str], page: str | None = None) -> AppTest:
     """A new session opened from a shared link: ``page`` (e.g. ``pages/encode.py``) with ``params``."""
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     if page is not None:
         at.switch_page(page)
     at.query_params.update(params)
@@ -333,7 +333,7 @@ def test_encode_is_cached_per_input(at, monkeypatch):
     at.selectbox(key=state.ENCODE_PIECE).set_value(at.selectbox(key=state.ENCODE_PIECE).options[2]).run()
     assert calls.count(text) == 1  # display toggles and another pre-token reuse the encoding
     assert "<small>" not in at.get("html")[0].proto.body  # ids hidden
-    other = AppTest.from_file(APP, default_timeout=120).run()
+    other = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
     encode_page(other)
     other.text_area(key=state.ENCODE_TEXT).set_value(text).run()
     assert calls.count(text) == 1  # another session: st.cache_data

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import state
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 
@@ -22,7 +22,7 @@ def page(name: str) -> str:
 
 @pytest.fixture
 def at() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=180).run()
+    return AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
 
 
 def submit(at: AppTest) -> AppTest:

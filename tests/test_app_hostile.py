@@ -13,6 +13,7 @@ from ui import state
 from ui.corpus import read_sample
 from ui.settings import TrainSettings
 
+from .conftest import APP_TIMEOUT, waited
 from .test_app import APP, encode_page, fresh, seen, subheaders, submit
 from .test_hostile import run_limited
 
@@ -38,7 +39,7 @@ characters, an unknown choice."""
 
 
 def open_link(params: dict[str, str], page: str | None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     if page is not None:
         at.switch_page(page)
     at.query_params.update(params)
@@ -99,7 +100,7 @@ def test_the_200000_merge_link_stops_with_a_message_under_1_5_gb():
     result = run_limited(
         f"""
         from streamlit.testing.v1 import AppTest
-        at = AppTest.from_file({APP!r}, default_timeout=600)
+        at = AppTest.from_file({APP!r}, default_timeout={waited(600)})
         at.query_params.update({{"corpus_sample": "Tiny Shakespeare (1.1 MB)", "set_pretokenizer": "none",
             "set_unit": "byte", "set_budget": "200000", "set_min_frequency": "1"}})
         at.run()

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import state
 
+from .conftest import APP_TIMEOUT
 from .test_app import APP, captions, opened_link, seen, subheaders, unfold
 
 TREES = "pages/provenance.py"
@@ -17,7 +18,7 @@ ENCODE = "pages/encode.py"
 
 
 def page(path: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(path)
     at.run()
     assert not at.exception

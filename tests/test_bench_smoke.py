@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from .conftest import CORPORA, REPO
+from .conftest import CORPORA, REPO, waited
 
 pytest.importorskip("tiktoken")
 pytest.importorskip("tokenizers")
@@ -52,7 +52,7 @@ def quick_run(tmp_path_factory):
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=waited(600),
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     after = committed.read_bytes() if committed.exists() else None

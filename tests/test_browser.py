@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .app_server import CHROMIUM_ARGS, LONG_TASKS, AppDidNotStart, running_app, settle
+from .app_server import CHROMIUM_ARGS, LONG_TASKS, WAIT_MS, AppDidNotStart, patient, running_app, settle
 from .conftest import REPO
 
 pytestmark = pytest.mark.browser
@@ -38,7 +38,7 @@ def app_url():
     ARTIFACTS.mkdir(exist_ok=True)
     with open(ARTIFACTS / "streamlit.log", "w") as log:
         try:
-            with running_app(log=log, timeout=60) as url:
+            with running_app(log=log) as url:
                 yield url
         except AppDidNotStart as exc:
             pytest.fail(f"{exc}; see test-artifacts/streamlit.log")
@@ -53,7 +53,7 @@ def browser():
     except ImportError:
         _missing("the playwright package is not installed")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        b = patient(p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS))  # waits up to WAIT_MS
         yield b
         b.close()
 
@@ -81,7 +81,7 @@ def _shot(pg, name: str) -> None:
 
 def _heading(pg) -> str:
     loc = pg.get_by_role("heading", name=re.compile(r"^Merge \d+ of \d+"))
-    loc.first.wait_for(timeout=60_000)
+    loc.first.wait_for()
     return loc.first.inner_text()
 
 
@@ -89,10 +89,12 @@ def _merge_number(pg) -> int:
     return int(re.match(r"Merge (\d+)", _heading(pg)).group(1))
 
 
-def _settled_merge_number(pg, quiet: float = 1.0, limit: float = 30.0) -> int:
+def _settled_merge_number(pg, quiet: float = 1.0, limit: float = WAIT_MS / 1000) -> int:
     """The merge number once the page has stopped changing it for ``quiet`` seconds (the heading is
     drawn after the buttons, so right after a click it can still show the previous frame). The page
-    watches its own heading (no sleep here); a heading that never settles within ``limit`` fails."""
+    watches its own heading (no sleep here); a heading that never settles within ``limit`` fails. It first waits
+    for the app to finish its run: on a busy machine drawing a step can take longer than ``quiet``."""
+    settle(pg, timeout=round(limit * 1000))
     pg.evaluate("() => { window.__settledText = undefined; }")
     pg.wait_for_function(
         """q => { const h = [...document.querySelectorAll('h1,h2,h3')].map(e => e.innerText)
@@ -125,22 +127,24 @@ and a text only that frame shows."""
 def test_shared_link_on_a_fresh_server(browser, name):
     """The first request to a new server is a deep link with query parameters: it must open that frame,
     with the navigation (and, except on Lessons, the training sidebar) drawn by the shared set-up."""
+    from playwright.sync_api import expect
+
     path, expected = DEEP_LINKS[name]
     ARTIFACTS.mkdir(exist_ok=True)
-    with open(ARTIFACTS / f"streamlit-{name}.log", "w") as log, running_app(log=log, timeout=60) as url:
+    with open(ARTIFACTS / f"streamlit-{name}.log", "w") as log, running_app(log=log) as url:
         context = browser.new_context(viewport={"width": 1440, "height": 1200})
         pg = context.new_page()
         pg.goto(url + path)
-        pg.get_by_text(expected).first.wait_for(timeout=60_000)
+        pg.get_by_text(expected).first.wait_for()
         for title in ("Train", "Encode", "Compare", "Lessons"):
             pg.get_by_role("link", name=title).first.wait_for()
-        if name == "text":  # the Encode page, with the text from the link
-            assert pg.get_by_label("Text to encode").input_value() == "unbelievable tokenizers"
-            assert "/encode?" in pg.url and "encode_text=unbelievable" in pg.url
+        if name == "text":  # the Encode page, with the text from the link (expect: the box may be filled later)
+            expect(pg.get_by_label("Text to encode")).to_have_value("unbelievable tokenizers", timeout=WAIT_MS)
+            expect(pg).to_have_url(re.compile(r"/encode\?.*encode_text=unbelievable"), timeout=WAIT_MS)
         if name == "present":  # the sidebar folded away, its expand button there
             pg.get_by_test_id("stExpandSidebarButton").wait_for()
-            assert pg.get_by_role("switch", name="Presentation mode").is_checked()
-            assert pg.get_by_text("Applied with Train").count() == 1  # drawn, folded away
+            expect(pg.get_by_role("switch", name="Presentation mode")).to_be_checked(timeout=WAIT_MS)
+            expect(pg.get_by_text("Applied with Train")).to_have_count(1, timeout=WAIT_MS)  # drawn, folded away
         elif name == "lessons":
             pg.get_by_text("Learned rules").wait_for()
             pg.get_by_text("Blocked rules").first.wait_for()
@@ -153,7 +157,7 @@ def test_shared_link_on_a_fresh_server(browser, name):
         context.close()
 
 
-def _wait_merge(pg, condition: str, timeout: int = 30_000) -> int:
+def _wait_merge(pg, condition: str, timeout: int = WAIT_MS) -> int:
     """Wait until the heading's merge number ``n`` satisfies ``condition`` (JavaScript, e.g. ``n > 3``); return it."""
     pg.wait_for_function(
         "() => { const h = [...document.querySelectorAll('h1,h2,h3')].map(e => e.innerText)"
@@ -190,13 +194,14 @@ def _press(pg, key: str, expected: str) -> None:
 
     Waits first for the button the key presses: Streamlit loads a widget's code on first use, so the
     buttons (and their key bindings) can appear a second or two after the heading."""
+    from playwright.sync_api import expect
+
     _idle(pg)
-    button = pg.get_by_role("button", name=SHORTCUT_BUTTONS[key])
-    pg.wait_for_function("b => b && !b.disabled", arg=button.element_handle(timeout=30_000), timeout=30_000)
+    # a locator, looked up again until it holds: Streamlit may replace the button's element, and a handle
+    # taken once could stay on a detached, disabled copy
+    expect(pg.get_by_role("button", name=SHORTCUT_BUTTONS[key])).to_be_enabled(timeout=WAIT_MS)
     pg.keyboard.press(key)
-    pg.wait_for_function(
-        "t => [...document.querySelectorAll('h3')].some(h => h.innerText.startsWith(t))", arg=expected, timeout=20_000
-    )
+    pg.wait_for_function("t => [...document.querySelectorAll('h3')].some(h => h.innerText.startsWith(t))", arg=expected)
 
 
 def test_presentation_mode_keys_and_first_screen(browser, app_url):
@@ -218,11 +223,11 @@ def test_presentation_mode_keys_and_first_screen(browser, app_url):
     assert "train_step=1" not in pg.url
     _idle(pg)
     pg.keyboard.press("Space")
-    pg.get_by_role("button", name="Pause").wait_for(timeout=20_000)
-    pg.wait_for_function("() => !document.body.innerText.includes('Merge 1 of 200')", timeout=20_000)
+    pg.get_by_role("button", name="Pause").wait_for()
+    pg.wait_for_function("() => !document.body.innerText.includes('Merge 1 of 200')")
     _idle(pg, quiet_ms=0)
     pg.keyboard.press("Space")
-    pg.get_by_role("button", name="Play").wait_for(timeout=20_000)
+    pg.get_by_role("button", name="Play").wait_for()
     stopped = _settled_merge_number(pg)
     assert stopped > 1
     _press(pg, "ArrowRight", f"Merge {stopped + 1} of 200")
@@ -240,7 +245,7 @@ def test_presentation_mode_keys_and_first_screen(browser, app_url):
     next_button = pg.get_by_role("button", name="Next").bounding_box()
     assert next_button is not None and 0 <= next_button["y"] < 200  # the controls stayed on screen
     pg.get_by_role("button", name="Next").click()
-    pg.wait_for_function(f"() => document.body.innerText.includes('Merge {stopped + 2} of 200')", timeout=20_000)
+    pg.wait_for_function(f"() => document.body.innerText.includes('Merge {stopped + 2} of 200')")
     context.close()
 
 
@@ -248,26 +253,26 @@ def test_train_page_steps_and_plays(page):
     assert _heading(page).startswith("Merge 1 of 200")
     page.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()
     page.get_by_role("button", name="Next").click()
-    page.wait_for_function("() => document.body.innerText.includes('Merge 2 of 200')", timeout=20_000)
+    page.wait_for_function("() => document.body.innerText.includes('Merge 2 of 200')")
     assert "“t” + “h”" in _heading(page)
     _shot(page, "train-step-2")
     for _ in range(3):  # Pause must stop where it is: never a step back, never a step more
         start = _merge_number(page)
         page.get_by_role("button", name="Play").click()
-        page.get_by_role("button", name="Pause").wait_for(timeout=20_000)
+        page.get_by_role("button", name="Pause").wait_for()
         shown = _wait_merge(page, f"n > {start}")  # playing: the player has moved on by itself
         page.get_by_role("button", name="Pause").click()
-        page.get_by_role("button", name="Play").wait_for(timeout=20_000)
+        page.get_by_role("button", name="Play").wait_for()
         stopped = _settled_merge_number(page)
         assert stopped >= shown, "Pause moved the player back"
         assert _stays(page, stopped), "the player kept moving after Pause"
     page.get_by_role("button", name="Play").click()
-    page.get_by_role("button", name="Pause").wait_for(timeout=20_000)
+    page.get_by_role("button", name="Pause").wait_for()
     before = _wait_merge(page, f"n >= {_merge_number(page) + 4}")
     page.get_by_role("button", name="First").click()
     _wait_merge(page, "n <= 2")
     page.get_by_role("button", name="Pause").click()
-    page.get_by_role("button", name="Play").wait_for(timeout=20_000)
+    page.get_by_role("button", name="Play").wait_for()
     assert _settled_merge_number(page) < before, "First during play was undone"
     assert page.locator(".js-plotly-plot").count() >= 3
     _shot(page, "train-playing")
@@ -277,14 +282,13 @@ def test_encode_page_colours_a_sentence(page):
     _heading(page)
     page.get_by_role("link", name="Encode").click()
     box = page.get_by_label("Text to encode")
-    box.wait_for(timeout=60_000)
+    box.wait_for()
     sentence = "the lowest newer wider tokens, unbelievable"
     box.fill(sentence)
     box.press("Control+Enter")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.bpe-tok')].length > 8 && "
         "[...document.querySelectorAll('.bpe-tok')].map(e => e.firstChild.textContent).join('').includes('wider')",
-        timeout=20_000,
     )
     page.get_by_text(str(len(sentence)), exact=True).first.wait_for()
     page.get_by_text("Round trip holds").wait_for()
@@ -294,10 +298,10 @@ def test_encode_page_colours_a_sentence(page):
 def test_compare_page_with_two_runs(page):
     _heading(page)
     page.get_by_role("link", name="Compare").click()
-    page.get_by_text("The tables first diverge at merge 1").wait_for(timeout=60_000)
+    page.get_by_text("The tables first diverge at merge 1").wait_for()
     page.get_by_text(re.compile(r"B: gpt2/byte: \d+ tokens")).wait_for()
     page.get_by_role("tab", name="Compression").click()  # the curves live in their own tab
-    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot").nth(1).wait_for()
     assert page.locator(".bpe-row").count() >= 2
     assert "cmp_n" not in page.url  # defaults stay out of the URL
     _shot(page, "compare")
@@ -308,7 +312,7 @@ def _upload(page, tmp_path: Path, name: str, data: bytes) -> None:
     path.write_bytes(data)
     page.get_by_text("Upload", exact=True).first.click()
     page.locator("input[type=file]").set_input_files(str(path))
-    page.get_by_text(name).first.wait_for(timeout=20_000)
+    page.get_by_text(name).first.wait_for()
     page.get_by_role("button", name="Train").click()
 
 
@@ -316,27 +320,25 @@ def test_upload_crlf_text_with_html_is_shown_not_run(page, tmp_path):
     _heading(page)
     text = ("low lower newest widest\r\n" * 20 + (HOSTILE + "\r\n") * 10).encode("utf-8")
     _upload(page, tmp_path, "hostile.txt", text)
-    page.get_by_text("Applied with Train: hostile.txt").wait_for(timeout=60_000)
+    page.get_by_text("Applied with Train: hostile.txt").wait_for()
     _heading(page)
     page.get_by_role("button", name="Last").click()
     page.wait_for_function(  # the last merge is drawn: "Merge N of N", its rewritten words in token boxes
         "() => [...document.querySelectorAll('h3')].some(h => /^Merge ([\\d,]+) of \\1 /.test(h.innerText))"
         " && document.querySelectorAll('.bpe-tok').length > 0",
-        timeout=30_000,
     )
     _idle(page)
     assert page.locator("script:text('alert(1)')").count() == 0
     assert page.locator("img[src=x]").count() == 0
     page.get_by_role("link", name="Encode").click()
     box = page.get_by_label("Text to encode")
-    box.wait_for(timeout=60_000)
+    box.wait_for()
     page.get_by_text("Trained on hostile.txt").wait_for()
     box.fill(HOSTILE)
     box.press("Control+Enter")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.bpe-tok')].map(e => e.firstChild.textContent).join('')"
         ".includes('<script>alert(1)</script>')",
-        timeout=20_000,
     )
     assert page.locator("img[src=x]").count() == 0
     assert page.dialogs == []  # type: ignore[attr-defined]
@@ -346,7 +348,7 @@ def test_upload_crlf_text_with_html_is_shown_not_run(page, tmp_path):
 def test_upload_binary_file_gets_a_clear_message(page, tmp_path):
     _heading(page)
     _upload(page, tmp_path, "image.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
-    page.get_by_text("looks like a binary file").wait_for(timeout=20_000)
+    page.get_by_text("looks like a binary file").wait_for()
     assert _heading(page).startswith("Merge 1 of 200")
     _shot(page, "upload-binary")
 
@@ -366,10 +368,10 @@ def test_session_names_are_text_not_markdown(page, tmp_path):
     path.write_bytes(data)
     _heading(page)
     page.get_by_role("link", name="Encode").click()
-    page.get_by_label("Text to encode").wait_for(timeout=60_000)
+    page.get_by_label("Text to encode").wait_for()
     page.get_by_text("Uploaded file", exact=True).click()
     page.locator("input[type=file]").last.set_input_files(str(path))
-    page.get_by_text("is the one this session was trained on").wait_for(timeout=60_000)
+    page.get_by_text("is the one this session was trained on").wait_for()
     caption = page.get_by_text(re.compile(r"^Session ")).first
     assert caption.inner_text().count("![t](http://example.invalid/x.png) **bold**") == 1  # the code span
     assert caption.inner_text().replace("\u2060", "").count("![t](http://example.invalid/x.png) **bold**") == 2
@@ -389,7 +391,7 @@ def test_pasting_more_than_the_cap_points_to_upload(page):
     book = (REPO / "sample_corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8")[: MAX_PASTE_CHARS + 30_000]
     page.get_by_text("Paste", exact=True).first.click()
     box = page.get_by_label("Paste text")
-    box.wait_for(timeout=60_000)
+    box.wait_for()
     box.fill("low lower")
     box.fill(book)  # 50,000 characters
     assert box.input_value() == "low lower"  # refused whole: what was there stays
@@ -399,14 +401,11 @@ def test_pasting_more_than_the_cap_points_to_upload(page):
     page.wait_for_function(
         "n => document.querySelector(\"textarea[aria-label='Paste text']\").value.length === n",
         arg=MAX_PASTE_CHARS,
-        timeout=30_000,
     )
     page.get_by_role("button", name="Train").click()
-    page.get_by_text(f"The paste box is full ({MAX_PASTE_CHARS:,} characters)").wait_for(timeout=120_000)
-    page.get_by_text(re.compile(rf"Applied with Train: pasted text, {MAX_PASTE_CHARS:,} characters")).wait_for(
-        timeout=120_000
-    )
-    assert _wait_merge(page, "n === 1", timeout=120_000) == 1
+    page.get_by_text(f"The paste box is full ({MAX_PASTE_CHARS:,} characters)").wait_for()
+    page.get_by_text(re.compile(rf"Applied with Train: pasted text, {MAX_PASTE_CHARS:,} characters")).wait_for()
+    assert _wait_merge(page, "n === 1") == 1
     _shot(page, "paste-cap")
 
 
@@ -418,12 +417,10 @@ def test_word_count_upload_trains_on_the_counts(page, tmp_path):
     path.write_text("low 5\nlower 2\nnewest 6\nwidest 3\n", encoding="utf-8")
     page.get_by_text("Word counts", exact=True).first.click()
     page.locator("input[type=file]").set_input_files(str(path))
-    page.get_by_text("counts.txt").first.wait_for(timeout=20_000)
+    page.get_by_text("counts.txt").first.wait_for()
     page.get_by_role("button", name="Train").click()
-    page.get_by_text("16 words (4 distinct)").wait_for(timeout=60_000)  # the sidebar names what was applied
-    page.get_by_role("heading", name=re.compile(r"^Merge 1 of \d+ \(rank 0\): “e” \+ “s” → “es”$")).wait_for(
-        timeout=60_000
-    )
+    page.get_by_text("16 words (4 distinct)").wait_for()  # the sidebar names what was applied
+    page.get_by_role("heading", name=re.compile(r"^Merge 1 of \d+ \(rank 0\): “e” \+ “s” → “es”$")).wait_for()
     distinct = page.get_by_test_id("stMetric").filter(has_text="distinct words")
     assert distinct.get_by_test_id("stMetricValue").inner_text() == "4"
     _shot(page, "word-counts")
@@ -434,12 +431,11 @@ def test_pair_bars_animate_between_steps(page):
     from the step shown before must reach the bars Chromium draws, one keyframes rule per bar."""
     assert _heading(page).startswith("Merge 1 of 200")
     bars = ".st-key-chart_pair_bars .bars .point path"
-    page.locator(bars).first.wait_for(timeout=30_000)
+    page.locator(bars).first.wait_for()
     page.get_by_role("button", name="Next").click()
     page.wait_for_function(
         f"() => {{ const ps = [...document.querySelectorAll({bars!r})];"
         " return ps.length >= 5 && ps.every((p, i) => getComputedStyle(p).animationName === `bpe-bar-1-${i}`); }",
-        timeout=30_000,
     )
     assert _heading(page).startswith("Merge 2 of 200")
 
@@ -457,16 +453,16 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     pg = context.new_page()
     pg.goto(app_url + "/lessons?present=true")
     pg.get_by_role("radio", name="3. Blocked merge").click()
-    pg.get_by_text("Blocked rules").wait_for(timeout=60_000)
+    pg.get_by_text("Blocked rules").wait_for()
     tables = pg.get_by_test_id("stDataFrame")
-    pg.wait_for_function("() => document.querySelectorAll('[data-testid=stDataFrame]').length === 3", timeout=30_000)
+    pg.wait_for_function("() => document.querySelectorAll('[data-testid=stDataFrame]').length === 3")
     _idle(pg)
     _on_first_screen(pg, pg.get_by_text("Blocked rules").bounding_box(), "Blocked rules heading")
     _on_first_screen(pg, tables.last.bounding_box(), "Blocked rules table")
     _shot(pg, "presentation-lesson3-1280x720")
 
     pg.get_by_role("radio", name="4. Byte fallback").click()
-    pg.get_by_text("round trip breaks").wait_for(timeout=60_000)
+    pg.get_by_text("round trip breaks").wait_for()
     pg.get_by_text("What each tokenizer did").wait_for()
     _idle(pg)
     rows = pg.locator(".bpe-row")
@@ -487,7 +483,7 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
 
     pg.get_by_role("radio", name="1. Merges form").click()
     next_button = pg.get_by_role("button", name="Next")
-    next_button.wait_for(timeout=60_000)
+    next_button.wait_for()
     _idle(pg)
     pg.mouse.move(640, 400)
     pg.mouse.wheel(0, 600)
@@ -514,7 +510,7 @@ def test_compare_run_labels_wrap_at_spaces(browser, app_url):
     context.add_init_script(LONG_TASKS)
     pg = context.new_page()
     pg.goto(app_url + "/compare?cmp_n=4")
-    pg.get_by_text(re.compile(r"^D: gpt4/byte")).wait_for(timeout=120_000)
+    pg.get_by_text(re.compile(r"^D: gpt4/byte")).wait_for()
     _idle(pg)
     _shot(pg, "compare-four-runs-1280")
     broken = pg.evaluate(

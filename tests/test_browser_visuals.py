@@ -11,6 +11,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
+from .app_server import WAIT_MS
 from .test_browser import _heading, _shot, app_url, browser, page  # noqa: F401  (pytest fixtures)
 
 pytestmark = pytest.mark.browser
@@ -42,7 +43,7 @@ def test_rtl_heading_reads_left_to_right(page, app_url):  # noqa: F811
     query = f"lesson={quote('1. Merges form')}&lesson1_corpus={quote(HEBREW)}"
     page.goto(f"{app_url}/lessons?{query}")
     heading = page.get_by_role("heading", name=re.compile(r"^Merge 1 of \d+ .*ש.*→"))
-    heading.first.wait_for(timeout=60_000)
+    heading.first.wait_for()
     chars = heading.first.evaluate(_CHAR_LEFT)
     letters = [(c, x) for c, x in chars if c in "של→"]
     assert [c for c, _x in letters] == ["ש", "ל", "→", "ש", "ל"]  # logical order: ש + ל → של
@@ -53,12 +54,16 @@ def test_rtl_heading_reads_left_to_right(page, app_url):  # noqa: F811
     assert result_lamed < result_shin  # inside a token Hebrew still reads right to left
     # the pair bars' first label (SVG text): ש left of ל as well
     tick = page.locator(".ytick text").filter(has_text="ש").first
-    tick.wait_for(state="attached", timeout=60_000)
+    tick.wait_for(state="attached")
     page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
-    page.wait_for_function("t => t.getNumberOfChars() > 0", arg=tick.element_handle(), timeout=30_000)
-    starts = tick.evaluate(
-        "t => [...t.textContent].map((c, i) => [c, t.getStartPositionOfChar(i).x]).filter(([c]) => 'של'.includes(c))"
-    )
+    # measured in the same call that finds a laid-out label: plotly may redraw its ticks at any moment, and a
+    # handle taken earlier would then point at a detached label that never gets laid out
+    starts = page.wait_for_function(
+        """() => { const t = [...document.querySelectorAll('.ytick text')].find(e => e.textContent.includes('ש'));
+                   if (!t || t.getNumberOfChars() === 0) return null;
+                   return [...t.textContent].map((c, i) => [c, t.getStartPositionOfChar(i).x])
+                                            .filter(([c]) => 'של'.includes(c)); }"""
+    ).json_value()
     assert [c for c, _x in starts] == ["ש", "ל"] and starts[0][1] < starts[1][1]
     _shot(page, "rtl-heading")
 
@@ -66,11 +71,11 @@ def test_rtl_heading_reads_left_to_right(page, app_url):  # noqa: F811
 def test_clicking_a_token_chooses_its_pre_token(page, app_url):  # noqa: F811
     page.goto(f"{app_url}/encode?encode_text={quote('the lowest newer')}")
     token = page.locator('.bpe-tok[data-piece="2"]').first
-    token.wait_for(timeout=60_000)
-    page.wait_for_function("document.body.dataset.bpeTokenPicker === 'on'", timeout=30_000)
+    token.wait_for()
+    page.wait_for_function("document.body.dataset.bpeTokenPicker === 'on'")
     token.click()
-    page.wait_for_function("location.search.includes('encode_piece=%232')", timeout=30_000)
+    page.wait_for_function("location.search.includes('encode_piece=%232')")
     picker = page.get_by_role("combobox", name=re.compile(r"^Pre-token \(or click"))
-    expect(picker).to_have_value(re.compile(r"^#2 'newer' → "), timeout=30_000)
-    page.get_by_text(re.compile(r"^Next: rank \d+ joins")).first.wait_for(timeout=30_000)
+    expect(picker).to_have_value(re.compile(r"^#2 'newer' → "), timeout=WAIT_MS)
+    page.get_by_text(re.compile(r"^Next: rank \d+ joins")).first.wait_for()
     _shot(page, "encode-token-click")

@@ -10,7 +10,7 @@ import pytest
 
 from bpe_core.__main__ import main
 
-from .conftest import REPO
+from .conftest import REPO, waited
 
 LOW = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider new new"
 
@@ -55,7 +55,7 @@ def test_standard_input_through_a_real_process():
         input=b"abababc",
         capture_output=True,
         cwd=REPO,
-        timeout=60,
+        timeout=waited(60),
     )
     assert run.returncode == 0, run.stderr
     rows = [line.split() for line in run.stdout.decode().splitlines()[2:]]

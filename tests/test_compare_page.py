@@ -14,14 +14,14 @@ from ui.cache import READY
 from ui.settings import TrainSettings
 from viz.compare import coinciding, divergence, divergence_text, run_heading, text_under_runs, tokens_formed_twice
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 PAGE = "pages/compare.py"
 
 
 def compare(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(PAGE)
     at.query_params.update(params or {})
     at.run()

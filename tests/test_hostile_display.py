@@ -134,9 +134,10 @@ def test_the_encode_page_keeps_and_shows_the_space_between_special_tokens():
 
     from ui import state
 
+    from .conftest import APP_TIMEOUT
     from .test_app import APP, encode_page, submit
 
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
     at.text_input(key=state.SPECIALS).set_value("<s>, </s>")
     submit(at)
     encode_page(at)

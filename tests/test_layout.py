@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from ui import state
 from ui.layout import PAGES, setup_page
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 
@@ -44,7 +44,7 @@ def test_unknown_page_title_is_refused():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.title)
 def test_each_page_draws_the_navigation(page):
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     if page.path != "app.py":
         at.switch_page(page.path)
     at.run()
@@ -57,7 +57,7 @@ def test_each_page_draws_the_navigation(page):
 
 
 def test_settings_and_pasted_text_survive_a_visit_to_lessons():
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
     at.sidebar.selectbox(key=state.PRETOKENIZER).set_value("gpt2")
     next(b for b in at.button if b.label == "Train").click()
     at.run()

@@ -11,7 +11,7 @@ from ui.lessons import LESSONS
 from ui.links import TEXT_IN_LINK, unpack_text
 from ui.player import SHORTCUTS
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 TRAIN = state.TRAIN_PLAYER
@@ -23,7 +23,7 @@ SUMMARY_LINE = (
 
 
 def opened(params: dict[str, str] | None = None, page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     if page is not None:
         at.switch_page(page)
     at.query_params.update(params or {})

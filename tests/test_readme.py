@@ -31,6 +31,38 @@ def test_ci_runs_the_readme_test_command():
     assert "apt-get install" in ci and "chromium" in ci
 
 
+def pins() -> dict[str, str]:
+    """``constraints.txt``: normalised distribution name -> the exact version pinned."""
+    found = {}
+    for line in (REPO / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, sep, version = line.partition("==")
+            assert sep and version and not re.search(r"[<>=!~;\[ ]", name + version), f"not an exact pin: {line!r}"
+            found[_normal(name)] = version
+    return found
+
+
+def test_every_install_uses_the_pinned_versions():
+    """Both README commands and every install in .ci/run take constraints.txt, which pins every declared package."""
+    assert all(" -c constraints.txt " in command for command in setup_commands())
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    installs = [line for line in ci.splitlines() if "pip install" in line]
+    assert installs and all(" -c constraints.txt" in line for line in installs)
+    assert declared_distributions() <= set(pins())
+
+
+def test_the_tests_run_on_the_pinned_versions():
+    """What is installed is what constraints.txt pins (install with the README's test command if this fails)."""
+    installed = {}
+    for name in pins():
+        try:
+            installed[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            installed[name] = None
+    assert {n: (v, installed[n]) for n, v in pins().items() if installed[n] != v} == {}
+
+
 SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache"}
 
 

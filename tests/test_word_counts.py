@@ -26,7 +26,7 @@ from bpe_core import (
 from bpe_core.__main__ import main
 from bpe_core.corpus import word_counts
 
-from .conftest import REPO
+from .conftest import REPO, waited
 
 TEXTBOOK = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -255,7 +255,7 @@ def test_cli_word_counts_from_standard_input_in_a_real_process():
         input=b"      5 low\n      2 lower\n",
         capture_output=True,
         cwd=REPO,
-        timeout=60,
+        timeout=waited(60),
     )
     assert run.returncode == 0, run.stderr
     assert b'"pair": [\n    "l",\n    "o"\n   ]' in run.stdout
@@ -296,7 +296,7 @@ def test_a_50_mb_upload_trains_2000_merges_within_the_memory_budget(corpora):
         "from bench.upload import child; "
         "print(json.dumps(child(50.0, 'diverse', 2000, 'gpt2')))"
     )
-    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=900)
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=waited(900))
     assert run.returncode == 0, run.stderr[-2000:]
     import json
 

@@ -3,21 +3,35 @@
 Only the fragment reruns while stepping or playing, so the expensive page
 work above it (training, cache look-ups) is not repeated on every frame.
 
+Every press is one step. The keys (→ ← Home End) and clicks on the step buttons
+are counted in the browser (``player_keys.js``, a small ``st.components.v2``
+component): it sends the step they lead to, as an absolute step with a sequence
+number, and the server draws the newest one. Streamlit folds the events that
+arrive while a frame is being drawn into one rerun, which would lose relative
+"one more" presses; an absolute target loses none, and a burst of presses
+jumps straight to where it leads. The buttons' own Streamlit callbacks and
+shortcuts remain for a page whose script has not loaded yet (and for AppTest).
+
 The current step lives in its own session key, not in the slider. While
 playing, the slider is replaced by a progress bar: a slider would send back the
 value it last showed with every click, and a click that crosses a timer frame
 would then pull the player back a step. The browser may still hold the hidden
 slider's old value and send it with the next click (Pause), so the slider is
-only followed when the last frame drew it. A frame advances only when a full
-interval has passed since the last advanced frame finished drawing, so a
-click during play never counts as a tick, and ticks that queued up behind a
-slow frame are dropped rather than replayed.
+only followed when the last frame drew it.
+
+Play keeps its pace: the browser's timer asks for a frame every interval, and a
+frame advances when the next step is due, counted from when the previous step
+was due (not from when drawing it ended), so drawing time does not slow the
+pace. A click during play is never a tick, and when frames fall a whole
+interval behind (a slow server) the count starts again from now instead of
+hurrying to catch up.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
+from pathlib import Path
 
 import streamlit as st
 
@@ -29,6 +43,16 @@ SPEEDS = {"0.25 s": 0.25, "0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
 SHORTCUTS = {"first": "Home", "prev": "Left", "play": "Space", "next": "Right", "last": "End"}
 """The keys that press each button (Play and Pause share Space). Streamlit ignores them while the
 cursor is in a text box, so typing is never taken for stepping."""
+
+
+clock: Callable[[], float] = time.monotonic
+"""The player's clock in seconds; tests replace it to play without waiting."""
+PLAY_SLACK = 0.2
+"""A timer frame that comes up to this share of the interval before the next step is due still advances it
+(the browser's timer and the trip to the server are not exact)."""
+
+_KEYS_JS = (Path(__file__).parent / "player_keys.js").read_text(encoding="utf-8")
+_browser_keys = st.components.v2.component("bpe_player_keys", js=_KEYS_JS)
 
 
 STEP_BUTTONS = {
@@ -75,8 +99,49 @@ def _play_pause(keys: PlayerKeys, n: int, pos: int, shortcut: str | None) -> Non
         if pos >= n:
             state[keys.pos] = 1
         state[keys.playing] = True
-        state[keys.tick] = time.monotonic()
+        state[keys.tick] = clock()
         st.rerun(scope="app")
+
+
+def asked_step(value: object) -> tuple[int, int] | None:
+    """The ``(step, sequence number)`` the browser asked for in the keys component's state ``value``, or
+    ``None`` when it holds no well-formed request (it comes from the browser: anything else is ignored)."""
+    request = value.get("request") if isinstance(value, Mapping) else None
+    if not isinstance(request, Mapping):
+        return None
+    step, seq = request.get("step"), request.get("seq")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (step, seq)):
+        return None
+    return step, seq
+
+
+def _keys_in_browser(keys: PlayerKeys, n: int, pos: int, shortcuts: bool) -> None:
+    """Mount ``player_keys.js``: it counts presses of the keys and step buttons and asks for the step they lead to.
+
+    A new request (a sequence number not applied yet) sets the step before the frame runs; the step
+    drawn and the last sequence number applied go back to the browser, which counts further presses
+    from them once they have caught up with its own.
+    """
+
+    def follow() -> None:
+        asked = asked_step(st.session_state.get(keys.keys))
+        if asked is not None and asked[1] != st.session_state.get(keys.asked):
+            st.session_state[keys.asked] = asked[1]
+            st.session_state[keys.pos] = max(1, min(n, asked[0]))
+
+    _browser_keys(
+        key=keys.keys,
+        data={
+            "id": keys.step,
+            "step": pos,
+            "n": n,
+            "seq": st.session_state.get(keys.asked, 0),
+            "keys": shortcuts,
+            "buttons": {name: f"st-key-{getattr(keys, name)}" for name in STEP_BUTTONS},
+        },
+        on_request_change=follow,
+        height=0,
+    )
 
 
 def _initial_step(slider_key: str, n: int) -> int:
@@ -98,7 +163,8 @@ def step_player(
 ) -> None:
     """Draw a player over steps ``1..n`` and call ``render(step)`` for the current step.
 
-    Its buttons answer the keys in :data:`SHORTCUTS` (← →, Space, Home, End). In presentation
+    Its buttons answer the keys in :data:`SHORTCUTS` (← →, Space, Home, End); key presses and clicks on
+    the step buttons are counted in the browser, so none is lost while a step is drawn. In presentation
     mode (:func:`ui.presentation.presenting`) the slider joins the button row and the row stays
     on screen while the page scrolls.
 
@@ -144,15 +210,17 @@ def step_player(
     def frame() -> None:
         # A click on a control drawn by an earlier run can carry an older n: clamp here.
         pos = max(1, min(n, st.session_state[pos_key]))
-        advanced = False
         # a click on Pause is never also a frame (its rerun can fall when a frame is due)
         if st.session_state[playing_key] and not st.session_state.get(keys.pause):
-            if time.monotonic() - st.session_state[tick_key] >= 0.8 * interval:
+            now, due = clock(), st.session_state[tick_key] + interval
+            if now >= due - PLAY_SLACK * interval:
                 if pos >= n:
                     st.session_state[playing_key] = False
                     st.rerun(scope="app")
                 pos += 1
-                advanced = True
+                # the next step is due one interval after this one was, however long drawing takes;
+                # a frame a whole interval late (a busy server) starts the count again from now
+                st.session_state[tick_key] = due if now - due < interval else now
         st.session_state[pos_key] = pos
 
         present = presenting()
@@ -191,11 +259,7 @@ def step_player(
                         # A new n makes a new slider widget, which starts from the old step in the URL;
                         # one more run lets the step set above win, and the URL follows it.
                         st.rerun(scope="app")
+            _keys_in_browser(keys, n, pos, shortcuts)
         render(pos)
-        if advanced:
-            # Timed from the end of the frame: when frames take longer than the interval (a slow
-            # browser or server), timer ticks queued meanwhile find too little time passed and are
-            # dropped, instead of each advancing a step after the user has pressed Pause.
-            st.session_state[tick_key] = time.monotonic()
 
     frame()

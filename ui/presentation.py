@@ -31,11 +31,13 @@ header[data-testid="stHeader"] button,header[data-testid="stHeader"] button *{po
 [data-testid="stMainBlockContainer"] h1{font-size:2.1rem;padding-top:0.25rem;padding-bottom:0.25rem}
 .st-key-wrap-columns [data-testid="stHorizontalBlock"]{flex-wrap:wrap}
 .st-key-wrap-columns [data-testid="stColumn"]{min-width:16.5rem}
+[class*="st-key-player-controls"] [data-testid="stElementContainer"]:has(.stBidiComponent){display:none}
 """
 """Both modes: the navigation row sits in the band of Streamlit's header (made see-through; its
 buttons still take clicks) instead of below it, and page titles fit one line at 1280 px. Columns
 inside a container keyed :data:`WRAP_COLUMNS` move to a new row rather than become narrower than a
-run label such as ``D: whitespace_eow/byte/attached`` (which has no space to wrap at)."""
+run label such as ``D: whitespace_eow/byte/attached`` (which has no space to wrap at). A step player's key
+counter (:mod:`ui.player`, a component with nothing to show) takes no room in its controls."""
 WRAP_COLUMNS = "wrap-columns"
 """The key of a container whose columns wrap to a new row instead of narrowing below 16.5rem."""
 

@@ -1,4 +1,8 @@
-"""Cached builders: the expensive calls pages make, each behind ``st.cache_data``."""
+"""Cached builders: the expensive calls pages make, each behind ``st.cache_data`` or ``st.cache_resource``.
+
+Training results are shared, not copied: every session on the same corpus and settings (a class
+opening one link) reads the same :class:`bpe_core.TrainResult` object, which nothing changes after
+training (see :func:`trained`)."""
 
 from __future__ import annotations
 
@@ -74,9 +78,27 @@ def training_corpus(corpus: str | CorpusChoice, settings: TrainSettings) -> str 
     return corpus.text
 
 
-@st.cache_data(max_entries=8, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key})
+TRAINED_ENTRIES = 16
+"""At most this many training results are kept (the least recently used goes first). Each one's growth of
+the server's memory is bounded by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`, so the cache is bounded too;
+the Lessons page alone keeps about ten small ones."""
+TRAINED_TTL = 2 * 3600
+"""Seconds a training result is kept after it was computed: an idle server lets go of its memory."""
+
+
+@st.cache_resource(
+    max_entries=TRAINED_ENTRIES, ttl=TRAINED_TTL, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key}
+)
 def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
     """Train on ``corpus`` (a text, or the sidebar's choice) with ``settings``, showing a progress bar while it runs.
+
+    ``st.cache_resource``: every session on the same corpus and settings gets the same result
+    object, trained once (concurrent first calls wait for that one training), instead of a copy
+    unpickled per session (a class of 30 on one link held 30 copies and spent about a second of
+    server time on each). This is safe because the result is read-only after training: it is a
+    frozen dataclass, and what it computes on demand (the steps' views, the tokenizer's per-word
+    cache) is derived from it, the same whichever session asks first; no page changes it
+    (``tests/test_shared_result.py`` checks that using it leaves it as it was).
 
     Training stops early, saying so in ``stop_reason``, once it has grown the
     server's memory by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`. For an uploaded
@@ -110,9 +132,8 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
 def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
     """:func:`trained`, remembered in the session for the corpus and settings it was last called with.
 
-    ``st.cache_data`` hands out a fresh copy on every call, which for a book-sized
-    trace means unpickling megabytes on every rerun; keeping this session's copy
-    makes reruns with unchanged settings (stepping, encoding) skip that.
+    The shared result is looked up once per training, not hashed again on every rerun (stepping,
+    encoding). A session keeps the result it shows even after the cache lets it go.
 
     Raises:
         bpe_core.BPEError, TypeError: as :func:`trained`.
@@ -257,7 +278,7 @@ def session_encoded(
 ) -> Encoding:
     """:func:`encoded`, remembered in the session for the inputs it was last called with.
 
-    As for :func:`session_trained`: a cache hit still unpickles the whole trace
+    ``st.cache_data`` hands out a fresh copy on every call: a cache hit still unpickles the whole trace
     (about 0.8 s for 100k characters), so a rerun that changes nothing the
     encoding depends on (a display toggle, another pre-token) reuses this
     session's copy.

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Hashable, Mapping
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -98,7 +100,7 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
     server time on each). This is safe because the result is read-only after training: it is a
     frozen dataclass, and what it computes on demand (the steps' views, the tokenizer's per-word
     cache) is derived from it, the same whichever session asks first; no page changes it
-    (``tests/test_shared_result.py`` checks that using it leaves it as it was).
+    (``tests/test_class_server.py`` checks that using it leaves it as it was).
 
     Training stops early, saying so in ``stop_reason``, once it has grown the
     server's memory by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`. For an uploaded
@@ -151,18 +153,59 @@ READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_bas
 """The real tokenizers shipped in reference_tokenizers/, by the label the Encode page shows."""
 
 AT_START = ("GPT-2", "cl100k_base")
-"""Parsed in the background as the app starts (about a second, 100 MB). o200k_base (2.4 s, a further 120 MB)
-waits until a page that offers it opens (:func:`start_preload` with its label), so a server whose users never
-open such a page does not hold it."""
+"""Parsed in the background once the server is first idle (about a second of CPU, 100 MB). o200k_base (2.4 s,
+a further 120 MB) waits until a page that offers it opens (:func:`start_preload` with its label), so a server
+whose users never open such a page does not hold it."""
+IDLE_WINDOW = 0.5
+"""Seconds over which :func:`when_idle` measures how busy the server is."""
+IDLE_SHARE = 0.3
+"""The server counts as idle while it uses less than this share of one core."""
+IDLE_LIMIT = 30.0
+"""Seconds after which the preload starts even on a server that has not been idle (a class arriving)."""
+
+
+def when_idle(
+    then: Callable[[], object],
+    *,
+    cpu: Callable[[], float] = time.process_time,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Call ``then()`` once this process has used under :data:`IDLE_SHARE` of a core for :data:`IDLE_WINDOW`
+    seconds, or after :data:`IDLE_LIMIT` seconds at the latest.
+
+    The bundled tables are parsed in pure Python: parsed while a page is being drawn, they take half of
+    Python's one running thread from it (the GIL), and the first visitor after a restart waited a second or
+    more for tables the Train page does not use. Waiting for a quiet moment keeps that second off every page.
+
+    Args:
+        then: what to run.
+        cpu, sleep, clock: the process's CPU seconds (all threads), a sleep and a monotonic clock in seconds
+            (tests pass their own).
+    """
+    deadline = clock() + IDLE_LIMIT
+    while clock() < deadline:
+        used = cpu()
+        sleep(IDLE_WINDOW)
+        if cpu() - used < IDLE_SHARE * IDLE_WINDOW:
+            break
+    then()
 
 
 @st.cache_resource(show_spinner=False)
 def start_preload(labels: tuple[str, ...] = AT_START) -> None:
-    """Parse shipped tables in a background thread, once per process and set of labels,
-    so a page finds them ready instead of waiting (a page's first run does not wait for it)."""
+    """Parse shipped tables in a background thread, once per process and set of labels, so a page that
+    needs one later finds it ready.
+
+    The thread waits until the server is idle (:func:`when_idle`), so no page waits for the preload: a
+    page that asks for a table before then parses it at once, under a spinner (:func:`ready_tokenizer`),
+    and the preload finds it done.
+    """
     from bpe_core.formats import preload
 
-    preload(tuple(READY[label] for label in labels))
+    names = tuple(READY[label] for label in labels)
+    waiter = threading.Thread(target=when_idle, args=(lambda: preload(names),), name="bpe-preload", daemon=True)
+    waiter.start()
 
 
 @st.cache_resource(show_spinner="Loading the merge table…")

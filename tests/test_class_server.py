@@ -1,5 +1,6 @@
-"""A class on one link shares one training result (``ui.cache.trained``, an ``st.cache_resource``), and nothing
-that reads it changes it: the result a session draws from is the very object every other session draws from."""
+"""A class on one server: sessions on one link share one training result (``ui.cache.trained``, an
+``st.cache_resource``) and nothing that reads it changes it; the bundled tokenizers are parsed only once the
+server is idle, so no page waits for them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import bpe_core
 from ui import state
-from ui.cache import TRAINED_ENTRIES, TRAINED_TTL
+from ui.cache import IDLE_LIMIT, IDLE_SHARE, IDLE_WINDOW, TRAINED_ENTRIES, TRAINED_TTL, when_idle
 from ui.corpus import read_sample
 from ui.settings import TrainSettings
 from viz.corpus_strip import corpus_strip, corpus_strip_html, excerpt_pieces
@@ -108,3 +109,33 @@ def test_drawing_every_step_leaves_the_shared_result_as_it_was():
     assert not at.exception and at.session_state[state.RESULT] is result
     assert fingerprint(result) == before
     assert fingerprint(bpe_core.train(text, **TrainSettings().kwargs())) == before  # and it is the training's
+
+
+class Server:
+    """A fake process for :func:`ui.cache.when_idle`: its CPU use per window is scripted, time is counted."""
+
+    def __init__(self, busy_windows: int) -> None:
+        self.now, self.used, self.busy_windows, self.started_at = 0.0, 0.0, busy_windows, None
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        busy = self.busy_windows > 0
+        self.busy_windows -= 1
+        self.used += seconds * (0.9 if busy else 0.05)
+
+    def start(self) -> None:
+        self.started_at = self.now
+
+
+@pytest.mark.parametrize("busy_windows", [0, 1, 5])
+def test_the_preload_waits_until_the_server_is_idle(busy_windows):
+    server = Server(busy_windows)
+    when_idle(server.start, cpu=lambda: server.used, sleep=server.sleep, clock=lambda: server.now)
+    assert server.started_at == pytest.approx((busy_windows + 1) * IDLE_WINDOW)
+    assert IDLE_SHARE < 0.9
+
+
+def test_the_preload_starts_at_the_limit_on_a_server_that_is_never_idle():
+    server = Server(busy_windows=10**6)
+    when_idle(server.start, cpu=lambda: server.used, sleep=server.sleep, clock=lambda: server.now)
+    assert IDLE_LIMIT <= server.started_at < IDLE_LIMIT + IDLE_WINDOW + 1e-9

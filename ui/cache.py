@@ -80,6 +80,8 @@ def training_corpus(corpus: str | CorpusChoice, settings: TrainSettings) -> str 
     return corpus.text
 
 
+PROGRESS_EVERY = 0.1
+"""Seconds between two moves of the training's progress bar."""
 TRAINED_ENTRIES = 16
 """At most this many training results are kept (the least recently used goes first). Each one's growth of
 the server's memory is bounded by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`, so the cache is bounded too;
@@ -116,9 +118,13 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
     """
     source = training_corpus(corpus, settings)
     bar = st.progress(0.0, text="Counting pairs…")
+    shown = [0.0]  # when the bar last moved
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
+        # the engine reports up to 200 times; a message each is server time a short training notices
+        if time.monotonic() - shown[0] >= PROGRESS_EVERY:
+            shown[0] = time.monotonic()
+            bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
 
     try:
         result = bpe_core.train(source, **settings.kwargs(), progress=progress, max_memory=TRAIN_MEMORY_BUDGET)

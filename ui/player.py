@@ -144,12 +144,12 @@ def _keys_in_browser(keys: PlayerKeys, n: int, pos: int, shortcuts: bool) -> Non
     )
 
 
-def _initial_step(slider_key: str, n: int) -> int:
-    """The step a shared link asks for (its query parameter), else 1."""
+def _initial_step(slider_key: str, n: int, initial: int = 1) -> int:
+    """The step a shared link asks for (its query parameter), else ``initial``, within ``1..n``."""
     try:
-        return max(1, min(n, int(st.query_params.get(slider_key, 1))))
+        return max(1, min(n, int(st.query_params.get(slider_key, initial))))
     except (TypeError, ValueError):
-        return 1
+        return max(1, min(n, initial))
 
 
 def step_player(
@@ -160,6 +160,7 @@ def step_player(
     label: str = "Merge",
     source: Hashable = None,
     shortcuts: bool = True,
+    initial: int = 1,
 ) -> None:
     """Draw a player over steps ``1..n`` and call ``render(step)`` for the current step.
 
@@ -175,17 +176,19 @@ def step_player(
             players may coexist); the slider's key ``keys.step`` is also its URL parameter.
         label: the slider's label.
         source: what the steps come from (corpus and settings). When it differs from the
-            previous run's, the player stops and goes back to step 1: step 6 of another
+            previous run's, the player stops and goes back to its first step (``initial``): step 6 of another
             training is not where the user was. The first run keeps the step a link asks for.
         shortcuts: whether the keys work; a page with two players gives them to one only.
+        initial: the step to open at (and to go back to for a new source) when the link names none:
+            a walk-through whose point is its outcome opens at its last step.
     """
     pos_key, slider_key = keys.pos, keys.step
     playing_key, speed_key, tick_key = keys.playing, keys.speed, keys.tick
     reset = [False]  # set when a new source sent the player back to step 1 (a list: the fragment clears it)
     if pos_key not in st.session_state:
-        st.session_state[pos_key] = _initial_step(slider_key, n)
+        st.session_state[pos_key] = _initial_step(slider_key, n, initial)
     elif source is not None and st.session_state.get(keys.source, source) != source:
-        st.session_state[pos_key] = 1
+        st.session_state[pos_key] = max(1, min(n, initial))
         st.session_state[playing_key] = False
         reset[0] = True
     st.session_state[keys.source] = source

@@ -135,20 +135,20 @@ def blocked(i: int) -> None:
     right.html(body.tokens_html)
     if body.fallback:
         right.caption(build.FALLBACK_NOTE)
-    stories = build.word_stories(result.tokenizer, word)
-    steps = len(build.story_steps(stories))
-    if steps:  # the word encoded rule by rule; it opens at the end, where the blocked rule shows
-
-        def render(step: int) -> None:
-            _story(*build.story_at(stories, step), result.tokenizer)
-
-        step_player(steps, render, keys=state.lesson_player(i), label="Step", source=(corpus, word), initial=steps)
     st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
     blocked = [piece.blocked for piece in body.pieces if piece.blocked is not None]
     for frame in blocked:
         st.dataframe(frame, hide_index=True, width="stretch")
     if not blocked:
         st.caption("No rule was blocked in this word.")
+    stories = build.word_stories(result.tokenizer, word)
+    steps = len(build.story_steps(stories))
+    if steps:  # below the point of the lesson: the word encoded rule by rule, opening at the end
+
+        def render(step: int) -> None:
+            _story(*build.story_at(stories, step), result.tokenizer)
+
+        step_player(steps, render, keys=state.lesson_player(i), label="Step", source=(corpus, word), initial=steps)
 
 
 def byte_fallback(i: int) -> None:

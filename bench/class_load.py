@@ -175,10 +175,16 @@ def _browser() -> Iterator[object]:
             browser.close()
 
 
-def _open(browser, link: str):  # noqa: ANN001, ANN202 (Playwright's types)
+def _new_context(browser):  # noqa: ANN001, ANN202 (Playwright's types)
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     context.add_init_script(RECORDER)
-    page = context.new_page()
+    return context
+
+
+def _open(browser, link: str, context=None):  # noqa: ANN001, ANN202
+    """A new page (a new Streamlit session) on ``link``: in a context of its own (its own empty HTTP cache, as
+    a student's first visit) unless ``context`` is given (pages of one context share the browser's cache)."""
+    page = (context or _new_context(browser)).new_page()
     page.goto(link, wait_until="commit")
     return page
 
@@ -233,8 +239,11 @@ def _latencies(page, first: int) -> list[float]:  # noqa: ANN001
     return out
 
 
-def run_class(n: int, link_query: str, presses: int, interval: float, timeout: float, log=print) -> ClassRun:
-    """Measure one class of ``n`` sessions on a fresh server (see the module docstring)."""
+def run_class(
+    n: int, link_query: str, presses: int, interval: float, timeout: float, one_context: bool = False, log=print
+) -> ClassRun:
+    """Measure one class of ``n`` sessions on a fresh server (see the module docstring); ``one_context``:
+    the sessions' pages share one browser context, so the app's static files are fetched once, not n times."""
     run = ClassRun(n, presses, load=(os.getloadavg()[0], 0.0))
     with running_app(timeout=timeout) as url, _browser() as browser:
         pid = server_pid()
@@ -243,12 +252,16 @@ def run_class(n: int, link_query: str, presses: int, interval: float, timeout: f
         first = _open(browser, link)
         _wait_first_step([first], timeout)
         run.first_wall, run.first_cpu = time.monotonic() - t0, cpu_seconds(pid) - cpu0
-        first.context.close()
+        shared = first.context if one_context else None
+        if shared is None:
+            first.context.close()
+        else:
+            first.close()
         log(f"  N={n}: first visitor {run.first_wall:.1f} s")
         wait_idle(pid)
 
         cpu0, t0 = cpu_seconds(pid), time.monotonic()
-        pages = [_open(browser, link) for _ in range(n)]
+        pages = [_open(browser, link, shared) for _ in range(n)]
         _wait_first_step(pages, timeout)
         run.open_wall = time.monotonic() - t0
         _wait_ready(pages, timeout)
@@ -278,11 +291,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--presses", type=int, default=10, help="presses of → per session")
     ap.add_argument("--interval", type=float, default=1.5, help="seconds between one session's presses")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for any one thing")
+    ap.add_argument(
+        "--one-context",
+        action="store_true",
+        help="open the sessions as pages of one browser context (static files fetched once, as for returning "
+        "visitors) instead of one context each (every session fetches them, as on a first visit)",
+    )
     args = ap.parse_args(argv)
     query = urllib.parse.urlencode({"corpus_sample": args.sample, "set_budget": args.merges, "present": "true"})
-    print(f"{args.sample}, {args.merges:,} merges, presentation mode at 1280x720, {os.cpu_count()} cores")
+    where = "pages of one browser context" if args.one_context else "one browser context per session"
+    print(f"{args.sample}, {args.merges:,} merges, presentation mode at 1280x720, {where}, {os.cpu_count()} cores")
     for n in args.sessions:
-        run = run_class(n, query, args.presses, args.interval, args.timeout, log=lambda m: print(m, file=sys.stderr))
+        log = lambda message: print(message, file=sys.stderr)  # noqa: E731
+        run = run_class(n, query, args.presses, args.interval, args.timeout, args.one_context, log=log)
         print(f"\nN = {n}")
         for name, value in run.rows():
             print(f"  {name}: {value}")

@@ -139,3 +139,14 @@ def test_the_preload_starts_at_the_limit_on_a_server_that_is_never_idle():
     server = Server(busy_windows=10**6)
     when_idle(server.start, cpu=lambda: server.used, sleep=server.sleep, clock=lambda: server.now)
     assert IDLE_LIMIT <= server.started_at < IDLE_LIMIT + IDLE_WINDOW + 1e-9
+
+
+def test_a_step_builds_only_the_rules_it_shows():
+    """The step's table of the last rules is built from those rows alone (a table of every rule so far grew with
+    the step, at every step): the same rows as the whole table's end."""
+    result = bpe_core.train(read_sample("Shakespeare excerpt (12 KB)"), num_merges=60)
+    show = display_of(result)
+    whole = merges_frame(result, 40, show)
+    window = merges_frame(result, 40, show, first=29)
+    assert window.equals(whole.iloc[29:].reset_index(drop=True))
+    assert merges_frame(result, None, show, first=55)["rank"].tolist() == [55, 56, 57, 58, 59]

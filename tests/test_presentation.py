@@ -47,7 +47,7 @@ def page_css(at: AppTest) -> str:
 def test_presentation_mode_is_off_by_default():
     at = opened()
     assert at.toggle(key=state.PRESENT).value is False
-    assert "player-controls" not in page_css(at)
+    assert "position:sticky" not in page_css(at)  # the player's controls do not stick to the top
     assert len(at.metric) == 7 + 5  # the corpus summary and the step's metrics
     assert SUMMARY_LINE not in [c.value for c in at.caption]
     assert not label_collapsed(at.slider(key=TRAIN.step))
@@ -73,7 +73,7 @@ def test_toggle_turns_presentation_mode_on_and_off():
 def test_presentation_link_opens_every_page_in_presentation_mode(page):
     at = opened({state.PRESENT: "true"}, page)
     assert at.toggle(key=state.PRESENT).value is True
-    assert "player-controls" in page_css(at)
+    assert "position:sticky" in page_css(at)
 
 
 def test_presentation_link_with_a_step():

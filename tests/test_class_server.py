@@ -150,3 +150,21 @@ def test_a_step_builds_only_the_rules_it_shows():
     window = merges_frame(result, 40, show, first=29)
     assert window.equals(whole.iloc[29:].reset_index(drop=True))
     assert merges_frame(result, None, show, first=55)["rank"].tolist() == [55, 56, 57, 58, 59]
+
+
+def test_a_step_evicted_by_another_session_meanwhile_is_still_returned():
+    """Sessions read one shared result from several threads: a step another thread drops from the kept steps
+    between this thread's look-up and its move to the front is returned, not a KeyError."""
+    from collections import OrderedDict
+
+    class EvictedAfterLookUp(OrderedDict):
+        def get(self, key, default=None):
+            value = super().get(key, default)
+            self.pop(key, None)  # what another thread's insertion of a new step does to the oldest one
+            return value
+
+    result = bpe_core.train("low lower newest widest " * 5, num_merges=5)
+    steps = result.steps
+    first = steps[2]
+    steps._cache = EvictedAfterLookUp(steps._cache)
+    assert steps[2] is first

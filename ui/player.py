@@ -34,6 +34,7 @@ from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.presentation import presenting
 from ui.state import PlayerKeys
@@ -152,6 +153,78 @@ def _initial_step(slider_key: str, n: int, initial: int = 1) -> int:
         return max(1, min(n, initial))
 
 
+def _start(keys: PlayerKeys, n: int, source: Hashable, initial: int) -> bool:
+    """Set the player's session keys up for this run; True when a new ``source`` sent it back to ``initial``."""
+    state = st.session_state
+    reset = False
+    if keys.pos not in state:
+        state[keys.pos] = _initial_step(keys.step, n, initial)
+    elif source is not None and state.get(keys.source, source) != source:
+        state[keys.pos] = max(1, min(n, initial))
+        state[keys.playing] = False
+        reset = True
+    state[keys.source] = source
+    state.setdefault(keys.playing, False)
+    state.setdefault(keys.speed, "0.5 s")
+    state.setdefault(keys.tick, 0.0)
+    return reset
+
+
+def _played_step(keys: PlayerKeys, n: int, pos: int, interval: float) -> int:
+    """``pos``, or the next step when playing and it is due (see the module docstring); Play stops at the end."""
+    state = st.session_state
+    # a click on Pause is never also a frame (its rerun can fall when a frame is due)
+    if not state[keys.playing] or state.get(keys.pause):
+        return pos
+    now, due = clock(), state[keys.tick] + interval
+    if now < due - PLAY_SLACK * interval:
+        return pos
+    if pos >= n:
+        state[keys.playing] = False
+        st.rerun(scope="app")
+    # the next step is due one interval after this one was, however long drawing takes;
+    # a frame a whole interval late (a busy server) starts the count again from now
+    state[keys.tick] = due if now - due < interval else now
+    return pos + 1
+
+
+def _slider_or_progress(
+    keys: PlayerKeys,
+    n: int,
+    pos: int,
+    label: str,
+    row: DeltaGenerator | None,
+    follow: Callable[[], None],
+    reset: list[bool],
+) -> None:
+    """While playing a progress bar, else the slider (bound to the link); in ``row`` (presentation mode) or
+    below it. ``reset`` says a new source sent the player back: the slider must then show ``pos``."""
+    state = st.session_state
+    where = row if row is not None else st
+    state[keys.slider_live] = not state[keys.playing] and n > 1
+    if state[keys.playing]:
+        where.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
+        return
+    if n <= 1:
+        return
+    state[keys.step] = pos
+    shown = where.slider(
+        label,
+        1,
+        n,
+        key=keys.step,
+        on_change=follow,
+        bind="query-params",
+        label_visibility="collapsed" if row is not None else "visible",
+    )
+    if reset[0]:
+        reset[0] = False
+        if shown != pos:
+            # A new n makes a new slider widget, which starts from the old step in the URL;
+            # one more run lets the step set above win, and the URL follows it.
+            st.rerun(scope="app")
+
+
 def step_player(
     n: int,
     render: Callable[[int], None],
@@ -182,21 +255,10 @@ def step_player(
         initial: the step to open at (and to go back to for a new source) when the link names none:
             a walk-through whose point is its outcome opens at its last step.
     """
-    pos_key, slider_key = keys.pos, keys.step
-    playing_key, speed_key, tick_key = keys.playing, keys.speed, keys.tick
-    reset = [False]  # set when a new source sent the player back to step 1 (a list: the fragment clears it)
-    if pos_key not in st.session_state:
-        st.session_state[pos_key] = _initial_step(slider_key, n, initial)
-    elif source is not None and st.session_state.get(keys.source, source) != source:
-        st.session_state[pos_key] = max(1, min(n, initial))
-        st.session_state[playing_key] = False
-        reset[0] = True
-    st.session_state[keys.source] = source
-    st.session_state.setdefault(playing_key, False)
-    st.session_state.setdefault(speed_key, "0.5 s")
-    st.session_state.setdefault(tick_key, 0.0)
-    playing = st.session_state[playing_key]
-    interval = SPEEDS[st.session_state[speed_key]]
+    pos_key = keys.pos
+    reset = [_start(keys, n, source, initial)]  # a list: the fragment clears it once the slider followed
+    playing = st.session_state[keys.playing]
+    interval = SPEEDS[st.session_state[keys.speed]]
 
     def move(delta: int = 0, to: int | None = None) -> None:
         current = st.session_state[pos_key]
@@ -207,25 +269,13 @@ def step_player(
         # for it, and the value the browser may still hold for the hidden slider (sent again with the
         # Pause click) is an old step: following it would pull the player back.
         if st.session_state.get(keys.slider_live):
-            st.session_state[pos_key] = st.session_state[slider_key]
+            st.session_state[pos_key] = st.session_state[keys.step]
 
     @st.fragment(run_every=interval if playing else None)
     def frame() -> None:
         # A click on a control drawn by an earlier run can carry an older n: clamp here.
-        pos = max(1, min(n, st.session_state[pos_key]))
-        # a click on Pause is never also a frame (its rerun can fall when a frame is due)
-        if st.session_state[playing_key] and not st.session_state.get(keys.pause):
-            now, due = clock(), st.session_state[tick_key] + interval
-            if now >= due - PLAY_SLACK * interval:
-                if pos >= n:
-                    st.session_state[playing_key] = False
-                    st.rerun(scope="app")
-                pos += 1
-                # the next step is due one interval after this one was, however long drawing takes;
-                # a frame a whole interval late (a busy server) starts the count again from now
-                st.session_state[tick_key] = due if now - due < interval else now
+        pos = _played_step(keys, n, max(1, min(n, st.session_state[pos_key])), interval)
         st.session_state[pos_key] = pos
-
         present = presenting()
         with st.container(key=f"player-controls-{keys.step}"):
             row = st.container(horizontal=True, vertical_alignment="center", gap="small")
@@ -234,34 +284,14 @@ def step_player(
                 speed = st.select_slider(
                     "Speed",
                     list(SPEEDS),
-                    key=speed_key,
+                    key=keys.speed,
                     label_visibility="collapsed",
                     width=150 if present else "stretch",
                 )
             if playing and SPEEDS[speed] != interval:
                 st.rerun(scope="app")
             pos = st.session_state[pos_key]
-            where = row if present else st
-            st.session_state[keys.slider_live] = not st.session_state[playing_key] and n > 1
-            if st.session_state[playing_key]:
-                where.progress(pos / n, text=f"{label} {pos:,} of {n:,}")
-            elif n > 1:
-                st.session_state[slider_key] = pos
-                shown = where.slider(
-                    label,
-                    1,
-                    n,
-                    key=slider_key,
-                    on_change=follow_slider,
-                    bind="query-params",
-                    label_visibility="collapsed" if present else "visible",
-                )
-                if reset[0]:
-                    reset[0] = False
-                    if shown != pos:
-                        # A new n makes a new slider widget, which starts from the old step in the URL;
-                        # one more run lets the step set above win, and the URL follows it.
-                        st.rerun(scope="app")
+            _slider_or_progress(keys, n, pos, label, row if present else None, follow_slider, reset)
             _keys_in_browser(keys, n, pos, shortcuts)
         render(pos)
 

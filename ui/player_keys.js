@@ -13,10 +13,13 @@
 
 const MOVES = { ArrowRight: "next", ArrowLeft: "prev", Home: "first", End: "last" };
 const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
+const OWN_KEYS = '[role="grid"],[role="slider"],[role="listbox"],[role="menu"],[role="tablist"],[data-testid="stDataFrame"]';
 
-function typing(event) {
+// Keys meant for what has the focus: typing in a text box, or moving in a table, slider, list or menu.
+function elsewhere(event) {
   const target = event.composedPath ? event.composedPath()[0] : event.target;
-  return !!target && (TYPING.has(target.tagName) || target.isContentEditable);
+  if (!target || !target.tagName) return false;
+  return TYPING.has(target.tagName) || target.isContentEditable || !!(target.closest && target.closest(OWN_KEYS));
 }
 
 function move(player, name) {
@@ -32,7 +35,7 @@ function move(player, name) {
 
 function onKey(player, event) {
   const name = MOVES[event.key];
-  if (!name || !player.data.keys || event.defaultPrevented || typing(event)) return;
+  if (!name || !player.data.keys || event.defaultPrevented || elsewhere(event)) return;
   if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
   event.preventDefault();
   event.stopImmediatePropagation(); // the buttons' own Streamlit shortcuts would press once more

@@ -295,7 +295,8 @@ def main(argv: list[str] | None = None) -> None:
         "--one-context",
         action="store_true",
         help="open the sessions as pages of one browser context (static files fetched once, as for returning "
-        "visitors) instead of one context each (every session fetches them, as on a first visit)",
+        "visitors) instead of one context each (every session fetches them, as on a first visit); headless "
+        "Chromium serves key presses to the background tabs of one context slowly, so keep N to 10 or so",
     )
     args = ap.parse_args(argv)
     query = urllib.parse.urlencode({"corpus_sample": args.sample, "set_budget": args.merges, "present": "true"})

@@ -174,7 +174,7 @@ def measure(
 def _summary(name: str, times: list[float]) -> str:
     if not times:
         return f"{name}: none"
-    p90 = statistics.quantiles(times, n=10)[-1] if len(times) >= 2 else times[0]
+    p90 = statistics.quantiles(times, n=10, method="inclusive")[-1] if len(times) >= 2 else times[0]
     return f"{name}: median {statistics.median(times):.0f} ms, p90 {p90:.0f} ms, min {min(times):.0f} ms"
 
 

@@ -141,7 +141,7 @@ class ClassRun:
     def rows(self) -> list[tuple[str, str]]:
         """The run as (measure, value) lines."""
         lat = sorted(self.latencies)
-        p90 = statistics.quantiles(lat, n=10)[-1] if len(lat) >= 2 else (lat[0] if lat else float("nan"))
+        p90 = statistics.quantiles(lat, n=10, method="inclusive")[-1] if len(lat) >= 2 else float("nan")
         shown = self.sessions * self.presses - self.lost
         return [
             ("first visitor after a restart", f"{self.first_wall:.2f} s on screen, {self.first_cpu:.2f} s server CPU"),

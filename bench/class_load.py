@@ -195,13 +195,18 @@ def _wait_first_step(pages: list, timeout: float) -> None:
 
 
 def _wait_ready(pages: list, timeout: float) -> None:
-    """Until every page's key counter (ui/player_keys.js) is mounted, when the app has one."""
-    script = "() => !!(window.bpePlayers && Object.keys(window.bpePlayers).length)"
+    """Until every page's Next button is drawn, and its key counter (ui/player_keys.js) mounted when the app
+    has one (an app without one, such as an older version measured for comparison, answers the buttons'
+    own shortcuts)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    counter = "() => !!(window.bpePlayers && Object.keys(window.bpePlayers).length)"
     for page in pages:
+        page.wait_for_function("() => !!document.querySelector('.st-key-train_next button')", timeout=timeout * 1000)
         try:
-            page.wait_for_function(script, polling=100, timeout=timeout * 1000)
-        except Exception:  # an app without a browser-side key counter: its buttons' shortcuts answer
-            return
+            page.wait_for_function(counter, polling=100, timeout=10_000)
+        except PlaywrightTimeout:
+            continue
 
 
 def _press_all(pages: list, presses: int, interval: float) -> None:

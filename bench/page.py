@@ -93,6 +93,8 @@ def measure_page(sample: str, merges: int, repeats: int, steps: int = 5, log=pri
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from ui.cache import trained
+
     result = PageResult(sample, merges)
     result.timings = {a: Timing() for a in ACTIONS}
     result.fragment = {a: Timing() for a in ("train_cold", "train_warm", "step_next", "slider_jump")}
@@ -101,6 +103,7 @@ def measure_page(sample: str, merges: int, repeats: int, steps: int = 5, log=pri
     try:
         for _ in range(repeats):
             st.cache_data.clear()
+            trained.clear()  # training results are shared through st.cache_resource
             at = AppTest.from_file(str(APP), default_timeout=600)
             t0 = time.perf_counter()
             at.run()
@@ -149,9 +152,12 @@ def profile_step(sample: str, merges: int, what: str = "step_next") -> Any:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from ui.cache import trained
+
     from .profiles import profile_script_thread
 
     st.cache_data.clear()
+    trained.clear()  # training results are shared through st.cache_resource
     at = AppTest.from_file(str(APP), default_timeout=600).run()
     at.selectbox(key=SAMPLE_KEY).set_value(sample)
     at.number_input(key=BUDGET_KEY).set_value(merges)

@@ -70,7 +70,10 @@ class Steps(Sequence[MergeStep]):
             if len(self._cache) > STEP_CACHE:
                 self._cache.popitem(last=False)
         else:
-            self._cache.move_to_end(k)
+            try:
+                self._cache.move_to_end(k)
+            except KeyError:  # another thread evicted it meanwhile (the app shares one result between sessions)
+                pass
         return step
 
     def __iter__(self) -> Iterator[MergeStep]:

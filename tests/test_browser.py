@@ -249,6 +249,28 @@ def test_presentation_mode_keys_and_first_screen(browser, app_url):
     context.close()
 
 
+def test_every_quick_press_is_one_step(browser, app_url):
+    """Presses that come while the server is still drawing are not lost: ten presses of → sent back to back
+    (faster than a step is drawn) end exactly ten merges on, then three quick clicks on Next three more and
+    ← once one back. The browser counts them (ui/player_keys.js) and the server draws where they lead."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.goto(app_url + "/?present=true")
+    assert _heading(pg).startswith("Merge 1 of 200")
+    pg.wait_for_function("() => !!(window.bpePlayers && window.bpePlayers.train_step)", timeout=60_000)
+    for _ in range(10):
+        pg.keyboard.press("ArrowRight")
+    _wait_merge(pg, "n >= 11", timeout=60_000)
+    assert _settled_merge_number(pg) == 11
+    for _ in range(3):
+        pg.get_by_role("button", name="Next").click()
+    pg.keyboard.press("ArrowLeft")
+    _wait_merge(pg, "n >= 13", timeout=60_000)
+    assert _settled_merge_number(pg) == 13
+    assert "train_step=13" in pg.url
+    context.close()
+
+
 def test_train_page_steps_and_plays(page):
     assert _heading(page).startswith("Merge 1 of 200")
     page.get_by_text("Applied with Train: Shakespeare excerpt").wait_for()
@@ -446,8 +468,9 @@ def _on_first_screen(pg, box, what: str) -> None:
 
 def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     """At 1280x720 in presentation mode each lesson's point is on the first screen: lesson 3's blocked rules
-    (heading and table); lesson 4's three token rows and round-trip verdicts, its fallback table no wider than
-    the page. Lesson 1's pinned player bar is opaque: once the page scrolls, nothing shows above or through it."""
+    (heading and table, above its rule-by-rule player); lesson 4's three token rows and round-trip verdicts, its
+    fallback table no wider than the page. Lesson 1's pinned player bar is opaque: once the page scrolls, nothing
+    shows above or through it."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     context.add_init_script(LONG_TASKS)
     pg = context.new_page()
@@ -455,7 +478,7 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     pg.get_by_role("radio", name="3. Blocked merge").click()
     pg.get_by_text("Blocked rules").wait_for()
     tables = pg.get_by_test_id("stDataFrame")
-    pg.wait_for_function("() => document.querySelectorAll('[data-testid=stDataFrame]').length === 3")
+    pg.wait_for_function("() => document.querySelectorAll('[data-testid=stDataFrame]').length === 2")
     _idle(pg)
     _on_first_screen(pg, pg.get_by_text("Blocked rules").bounding_box(), "Blocked rules heading")
     _on_first_screen(pg, tables.last.bounding_box(), "Blocked rules table")

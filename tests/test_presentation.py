@@ -1,9 +1,13 @@
-"""AppTest: presentation mode (toggle and link), the players' keyboard keys, and ``?text=`` links."""
+"""AppTest: presentation mode (toggle and link), the players' keyboard keys (counted in the browser, so no press
+is lost), Play's pace, and ``?text=`` links."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.proto.LabelVisibility_pb2 import LabelVisibility
+from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 from streamlit.testing.v1 import AppTest
 
 from ui import presentation, sidebar, state
@@ -44,7 +48,7 @@ def page_css(at: AppTest) -> str:
 def test_presentation_mode_is_off_by_default():
     at = opened()
     assert at.toggle(key=state.PRESENT).value is False
-    assert "player-controls" not in page_css(at)
+    assert "position:sticky" not in page_css(at)  # the player's controls do not stick to the top
     assert len(at.metric) == 7 + 5  # the corpus summary and the step's metrics
     assert SUMMARY_LINE not in [c.value for c in at.caption]
     assert not label_collapsed(at.slider(key=TRAIN.step))
@@ -70,7 +74,7 @@ def test_toggle_turns_presentation_mode_on_and_off():
 def test_presentation_link_opens_every_page_in_presentation_mode(page):
     at = opened({state.PRESENT: "true"}, page)
     assert at.toggle(key=state.PRESENT).value is True
-    assert "player-controls" in page_css(at)
+    assert "position:sticky" in page_css(at)
 
 
 def test_presentation_link_with_a_step():
@@ -143,3 +147,86 @@ def test_pasted_text_goes_into_the_link_itself():
     at.run()
     assert unpack_text(at.query_params[TEXT_IN_LINK]) == "low lower lowest " * 30  # tests/test_app_links.py
     assert sidebar.TEXT_PARAM not in at.query_params and "text" not in at.query_params
+
+
+# ----------------------------------------------------------------- every press is one step
+
+
+def keys_component(at: AppTest, keys: state.PlayerKeys = TRAIN):
+    """The player's browser-side key counter (``ui/player_keys.js``) as AppTest sees it."""
+    return next(e for e in at.get("bidi_component") if e.proto.id.endswith(keys.keys))
+
+
+def shown_to_browser(at: AppTest, keys: state.PlayerKeys = TRAIN) -> dict:
+    """What the server told the key counter: the step drawn, the last sequence number applied, ..."""
+    return json.loads(keys_component(at, keys).proto.json)
+
+
+def ask(at: AppTest, request: object, keys: state.PlayerKeys = TRAIN) -> AppTest:
+    """Run as the browser does when its key counter asks for a step: ``request`` is the component's
+    ``request`` state (``{"step": 11, "seq": 10}`` after ten presses of → from step 1)."""
+    component_id = keys_component(at, keys).proto.id
+    states = WidgetStates()
+    states.widgets.extend(w for w in at._tree.get_widget_states().widgets if w.id != component_id)
+    states.widgets.append(WidgetState(id=component_id, json_value=json.dumps({"request": request})))
+    at._run(states)
+    assert not at.exception
+    return at
+
+
+def test_presses_counted_in_the_browser_move_the_player_to_where_they_lead():
+    """The browser sends the step a burst of presses leads to, with a sequence number: the server draws
+    that step (ten presses folded into one rerun are still ten steps), and tells the browser what it drew."""
+    at = opened({state.PRESENT: "true"})
+    assert shown_to_browser(at) == {
+        "id": TRAIN.step,
+        "step": 1,
+        "n": 200,
+        "seq": 0,
+        "keys": True,
+        "buttons": {name: f"st-key-{getattr(TRAIN, name)}" for name in ("first", "prev", "next", "last")},
+    }
+    ask(at, {"step": 11, "seq": 10})
+    assert at.subheader[0].value.startswith("Merge 11 of 200")
+    assert shown_to_browser(at)["step"] == 11 and shown_to_browser(at)["seq"] == 10
+    at.button(key=TRAIN.next).click().run()  # a rerun that sends the same request again does not replay it
+    assert at.subheader[0].value.startswith("Merge 12 of 200")
+    ask(at, {"step": 5, "seq": 11})  # Home, then → four times
+    assert at.subheader[0].value.startswith("Merge 5 of 200")
+    ask(at, {"step": 9000, "seq": 12})  # past the end (an older page's n): the last step
+    assert at.subheader[0].value.startswith("Merge 200 of 200")
+    assert at.slider(key=TRAIN.step).value == 200
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [None, "7", {"step": "7", "seq": 3}, {"step": 7}, {"step": 7.0, "seq": 3}, {"step": True, "seq": 3}, [7, 3]],
+)
+def test_a_malformed_request_from_the_browser_is_ignored(request_):
+    at = opened()
+    ask(at, request_)
+    assert at.subheader[0].value.startswith("Merge 1 of 200")
+
+
+def test_play_keeps_its_pace_whatever_drawing_takes(monkeypatch):
+    """The next step is due one interval (0.5 s) after the previous one was due, not after it was drawn: a
+    frame that comes a little early or late still advances on time; a frame a whole interval late advances
+    once and the count starts again from then (no burst to catch up)."""
+    now = [100.0]
+    monkeypatch.setattr("ui.player.clock", lambda: now[0])
+    at = opened()
+    at.button(key=TRAIN.play).click().run()  # Play at t = 100.0
+
+    def frame(t: float) -> int:
+        now[0] = t
+        at.run()
+        return int(at.subheader[0].value.split()[1])
+
+    assert frame(100.3) == 1  # not due yet
+    assert frame(100.45) == 2  # due at 100.5: a timer frame a little early counts
+    assert frame(101.1) == 3  # due at 101.0 (drawing step 2 ended late: the pace is kept)
+    assert frame(101.35) == 3  # step 4 is due at 101.5, counted from when step 3 was due
+    assert frame(101.5) == 4
+    assert frame(103.2) == 5  # a busy server: a frame 1.2 s late advances once ...
+    assert frame(103.4) == 5  # ... and the next step is due half a second after it
+    assert frame(103.7) == 6

@@ -1,10 +1,16 @@
-"""Cached builders: the expensive calls pages make, each behind ``st.cache_data``."""
+"""Cached builders: the expensive calls pages make, each behind ``st.cache_data`` or ``st.cache_resource``.
+
+Training results are shared, not copied: every session on the same corpus and settings (a class
+opening one link) reads the same :class:`bpe_core.TrainResult` object, which nothing changes after
+training (see :func:`trained`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Hashable, Mapping
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -74,9 +80,29 @@ def training_corpus(corpus: str | CorpusChoice, settings: TrainSettings) -> str 
     return corpus.text
 
 
-@st.cache_data(max_entries=8, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key})
+PROGRESS_EVERY = 0.1
+"""Seconds between two moves of the training's progress bar."""
+TRAINED_ENTRIES = 16
+"""At most this many training results are kept (the least recently used goes first). Each one's growth of
+the server's memory is bounded by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`, so the cache is bounded too;
+the Lessons page alone keeps about ten small ones."""
+TRAINED_TTL = 2 * 3600
+"""Seconds a training result is kept after it was computed: an idle server lets go of its memory."""
+
+
+@st.cache_resource(
+    max_entries=TRAINED_ENTRIES, ttl=TRAINED_TTL, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key}
+)
 def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
     """Train on ``corpus`` (a text, or the sidebar's choice) with ``settings``, showing a progress bar while it runs.
+
+    ``st.cache_resource``: every session on the same corpus and settings gets the same result
+    object, trained once (concurrent first calls wait for that one training), instead of a copy
+    unpickled per session (a class of 30 on one link held 30 copies and spent about a second of
+    server time on each). This is safe because the result is read-only after training: it is a
+    frozen dataclass, and what it computes on demand (the steps' views, the tokenizer's per-word
+    cache) is derived from it, the same whichever session asks first; no page changes it
+    (``tests/test_class_server.py`` checks that using it leaves it as it was).
 
     Training stops early, saying so in ``stop_reason``, once it has grown the
     server's memory by :data:`~ui.settings.TRAIN_MEMORY_BUDGET`. For an uploaded
@@ -92,9 +118,13 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
     """
     source = training_corpus(corpus, settings)
     bar = st.progress(0.0, text="Counting pairs…")
+    shown = [0.0]  # when the bar last moved
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
+        # the engine reports up to 200 times; a message each is server time a short training notices
+        if time.monotonic() - shown[0] >= PROGRESS_EVERY:
+            shown[0] = time.monotonic()
+            bar.progress(done / total, text=f"Learning merge {done:,} of {total:,}")
 
     try:
         result = bpe_core.train(source, **settings.kwargs(), progress=progress, max_memory=TRAIN_MEMORY_BUDGET)
@@ -110,9 +140,8 @@ def trained(corpus: str | CorpusChoice, settings: TrainSettings) -> bpe_core.Tra
 def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.TrainResult:
     """:func:`trained`, remembered in the session for the corpus and settings it was last called with.
 
-    ``st.cache_data`` hands out a fresh copy on every call, which for a book-sized
-    trace means unpickling megabytes on every rerun; keeping this session's copy
-    makes reruns with unchanged settings (stepping, encoding) skip that.
+    The shared result is looked up once per training, not hashed again on every rerun (stepping,
+    encoding). A session keeps the result it shows even after the cache lets it go.
 
     Raises:
         bpe_core.BPEError, TypeError: as :func:`trained`.
@@ -130,18 +159,59 @@ READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_bas
 """The real tokenizers shipped in reference_tokenizers/, by the label the Encode page shows."""
 
 AT_START = ("GPT-2", "cl100k_base")
-"""Parsed in the background as the app starts (about a second, 100 MB). o200k_base (2.4 s, a further 120 MB)
-waits until a page that offers it opens (:func:`start_preload` with its label), so a server whose users never
-open such a page does not hold it."""
+"""Parsed in the background once the server is first idle (about a second of CPU, 100 MB). o200k_base (2.4 s,
+a further 120 MB) waits until a page that offers it opens (:func:`start_preload` with its label), so a server
+whose users never open such a page does not hold it."""
+IDLE_WINDOW = 0.5
+"""Seconds over which :func:`when_idle` measures how busy the server is."""
+IDLE_SHARE = 0.3
+"""The server counts as idle while it uses less than this share of one core."""
+IDLE_LIMIT = 30.0
+"""Seconds after which the preload starts even on a server that has not been idle (a class arriving)."""
+
+
+def when_idle(
+    then: Callable[[], object],
+    *,
+    cpu: Callable[[], float] = time.process_time,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Call ``then()`` once this process has used under :data:`IDLE_SHARE` of a core for :data:`IDLE_WINDOW`
+    seconds, or after :data:`IDLE_LIMIT` seconds at the latest.
+
+    The bundled tables are parsed in pure Python: parsed while a page is being drawn, they take half of
+    Python's one running thread from it (the GIL), and the first visitor after a restart waited a second or
+    more for tables the Train page does not use. Waiting for a quiet moment keeps that second off every page.
+
+    Args:
+        then: what to run.
+        cpu, sleep, clock: the process's CPU seconds (all threads), a sleep and a monotonic clock in seconds
+            (tests pass their own).
+    """
+    deadline = clock() + IDLE_LIMIT
+    while clock() < deadline:
+        used = cpu()
+        sleep(IDLE_WINDOW)
+        if cpu() - used < IDLE_SHARE * IDLE_WINDOW:
+            break
+    then()
 
 
 @st.cache_resource(show_spinner=False)
 def start_preload(labels: tuple[str, ...] = AT_START) -> None:
-    """Parse shipped tables in a background thread, once per process and set of labels,
-    so a page finds them ready instead of waiting (a page's first run does not wait for it)."""
+    """Parse shipped tables in a background thread, once per process and set of labels, so a page that
+    needs one later finds it ready.
+
+    The thread waits until the server is idle (:func:`when_idle`), so no page waits for the preload: a
+    page that asks for a table before then parses it at once, under a spinner (:func:`ready_tokenizer`),
+    and the preload finds it done.
+    """
     from bpe_core.formats import preload
 
-    preload(tuple(READY[label] for label in labels))
+    names = tuple(READY[label] for label in labels)
+    waiter = threading.Thread(target=when_idle, args=(lambda: preload(names),), name="bpe-preload", daemon=True)
+    waiter.start()
 
 
 @st.cache_resource(show_spinner="Loading the merge table…")
@@ -257,7 +327,7 @@ def session_encoded(
 ) -> Encoding:
     """:func:`encoded`, remembered in the session for the inputs it was last called with.
 
-    As for :func:`session_trained`: a cache hit still unpickles the whole trace
+    ``st.cache_data`` hands out a fresh copy on every call: a cache hit still unpickles the whole trace
     (about 0.8 s for 100k characters), so a rerun that changes nothing the
     encoding depends on (a display toggle, another pre-token) reuses this
     session's copy.

@@ -19,7 +19,10 @@ from ui.step_view import render_step
 from viz import lessons as build
 from viz.compare import first_divergence, merge_timeline
 from viz.corpus_strip import excerpt_pieces
+from viz.encode_story import story_caption, story_html
 from viz.markdown import plain
+from viz.tokens import display_of, end_of_word_mode
+from viz.train_charts import mark_step
 from viz.train_tables import token_counts
 
 KEY_COLUMN = st.column_config.TextColumn(width="large", help="What the tie rule compared")
@@ -28,6 +31,10 @@ FALLBACK_COLUMNS = {
     "outcome": st.column_config.TextColumn(width="medium"),
 }
 """Lesson 4's table widths: every column, "outcome" too, fits the page (a presentation at 1280 px included)."""
+_HIGHLIGHT = "background-color: #fef3c7; font-weight: 600"
+"""The rows of the character lesson 4's player is on (the colour of the Train page's current rule)."""
+ORDERS = ("rank", "sequential")
+"""Lesson 7's two merge orders, in the order :func:`viz.lessons.order_results` gives them."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,14 @@ def _learned(result: TrainResult | None) -> bool:
     return True
 
 
+def _story(story: build.Story, upto: int, tok: Tokenizer) -> None:
+    """Draw ``upto`` rows of a pre-token's story (as the Encode page's player does) and its caption."""
+    show = display_of(tok)
+    st.markdown(story.title)
+    st.html(story_html(story.rows, upto, tok.unit, end_of_word_mode(tok), story.blocked))
+    st.caption(plain(story_caption(story.rows, upto, story.blocked, show)))
+
+
 def merges_form(i: int) -> None:
     text = _text(i, "Corpus", build.TEXTBOOK, area=True)
     n = st.number_input("Merges", 1, 100, 10, key=state.lesson_key(i, "merges"), bind="query-params")
@@ -88,16 +103,20 @@ def ties(i: int) -> None:
     table, _status = merge_timeline(runs)
     st.dataframe(table, width="stretch")
     split = first_divergence(runs)
-    if split is None:
-        st.success(build.ties_message(split))
-        return
-    st.info(build.ties_message(split))
-    grid = [col for _ in range(0, len(runs), 2) for col in st.columns(2)]  # two per row: the keys are long
-    for col, pick in zip(grid, build.tie_picks(runs, split)):
-        col.markdown(pick.heading)
-        if pick.tied is not None:
-            config = {"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN}
-            col.dataframe(pick.tied, hide_index=True, width="stretch", column_config=config)
+    (st.success if split is None else st.info)(build.ties_message(split))
+
+    def render(step: int) -> None:  # merge `step`: each rule's pick and the tied pairs it weighed
+        st.markdown(build.tie_step_line(runs, step - 1, split))
+        grid = [col for _ in range(0, len(runs), 2) for col in st.columns(2)]  # two per row: the keys are long
+        for col, pick in zip(grid, build.tie_picks(runs, step - 1)):
+            col.markdown(pick.heading)
+            if pick.tied is not None:
+                config = {"pair": st.column_config.TextColumn(width="small"), "key": KEY_COLUMN}
+                col.dataframe(pick.tied, hide_index=True, width="stretch", column_config=config)
+
+    n = max(r.num_merges for r in runs.values())
+    start = 1 if split is None else split + 1  # opens where the rules part ways
+    step_player(n, render, keys=state.lesson_player(i), source=(text,), initial=start)
 
 
 def blocked(i: int) -> None:
@@ -117,16 +136,20 @@ def blocked(i: int) -> None:
     right.html(body.tokens_html)
     if body.fallback:
         right.caption(build.FALLBACK_NOTE)
-    for piece in body.pieces:
-        left, right = st.columns(2)  # the caption reads on: its symbols (left), then the rules that fired (right)
-        left.text(piece.caption)
-        left.html(piece.symbols_html)
-        right.dataframe(piece.steps, hide_index=True, width="stretch")
-        st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
-        if piece.blocked is not None:
-            st.dataframe(piece.blocked, hide_index=True, width="stretch")
-        else:
-            st.caption("No rule was blocked in this word.")
+    st.markdown("**Blocked rules** (both symbols present; something stood between or took a symbol)")
+    blocked = [piece.blocked for piece in body.pieces if piece.blocked is not None]
+    for frame in blocked:
+        st.dataframe(frame, hide_index=True, width="stretch")
+    if not blocked:
+        st.caption("No rule was blocked in this word.")
+    stories = build.word_stories(result.tokenizer, word)
+    steps = len(build.story_steps(stories))
+    if steps:  # below the point of the lesson: the word encoded rule by rule, opening at the end
+
+        def render(step: int) -> None:
+            _story(*build.story_at(stories, step), result.tokenizer)
+
+        step_player(steps, render, keys=state.lesson_player(i), label="Step", source=(corpus, word), initial=steps)
 
 
 def byte_fallback(i: int) -> None:
@@ -151,9 +174,18 @@ def byte_fallback(i: int) -> None:
             else:
                 st.success("round trip holds")
     table = build.fallback_table(columns)
-    if table is not None:
-        st.caption("What each tokenizer did with the characters it could not hold as one symbol:")
-        st.dataframe(table, hide_index=True, width="stretch", column_config=FALLBACK_COLUMNS)
+    if table is None:
+        return
+    st.caption("What each tokenizer did with the characters it could not hold as one symbol:")
+    chars = build.fallback_steps(columns)
+
+    def render(step: int) -> None:  # one character at a time, its rows highlighted in the table
+        offset = chars[step - 1][0]
+        st.markdown(build.fallback_line(columns, offset))
+        styled = table.style.apply(lambda row: [_HIGHLIGHT if row["offset"] == offset else ""] * len(row), axis=1)
+        st.dataframe(styled, hide_index=True, width="stretch", column_config=FALLBACK_COLUMNS)
+
+    step_player(len(chars), render, keys=state.lesson_player(i), label="Character", source=(corpus, text))
 
 
 def overlaps(i: int) -> None:
@@ -162,23 +194,38 @@ def overlaps(i: int) -> None:
     if not _learned(result):
         return
     st.dataframe(build.overlaps_frame(result), hide_index=True, width="stretch")
-    st.caption("Merge 1, before → after (the new tokens outlined):")
-    st.html(build.first_change_html(result))
+
+    def render(step: int) -> None:  # merge `step`: its counts, and the first word it rewrote
+        st.markdown(build.overlap_line(result, step - 1))
+        st.caption(f"Merge {step}, before → after (the new tokens outlined):")
+        st.html(build.change_at(result, step - 1))
+
+    step_player(result.num_merges, render, keys=state.lesson_player(i), source=(text,))
 
 
 def word_ends(i: int) -> None:
     corpus = _text(i, "Corpus", build.ENGLISH, area=True)
     sentence = _text(i, "Sentence", "the cat ate the cake")
-    for col, (name, changes) in zip(st.columns(4), build.WORD_END_CONFIGS.items()):
+    results = {}
+    for name, changes in build.WORD_END_CONFIGS.items():
         result = _train(corpus, budget=30, **changes)
         if result is None:
             return
-        column = build.word_end_column(result, sentence)
-        with col:
-            st.markdown(f"**{name}**")
-            st.html(column.tokens_html)
-            st.caption(column.caption)
-            st.dataframe(column.rules, hide_index=True)
+        results[name] = result
+    columns = {name: build.word_end_column(result, sentence) for name, result in results.items()}
+
+    def render(step: int) -> None:  # the sentence after `step` merges under each pre-tokenizer
+        for col, (name, result) in zip(st.columns(len(results)), results.items()):
+            column, merges = columns[name], min(step, result.num_merges)
+            with col:
+                st.markdown(f"**{name}**")
+                done = merges == result.num_merges
+                st.html(column.tokens_html if done else build.sentence_after(result, sentence, merges))
+                st.caption(f"After {merges:,} of {result.num_merges:,} merges. {column.caption}")
+                st.dataframe(column.rules, hide_index=True)
+
+    n = max(r.num_merges for r in results.values())
+    step_player(n, render, keys=state.lesson_player(i), source=(corpus, sentence), initial=n)
 
 
 def merge_order(i: int) -> None:
@@ -196,12 +243,23 @@ def merge_order(i: int) -> None:
     except BPEError as exc:
         st.error(plain(exc))
         return
-    for tok, title in ((first, "Rules as learned"), (second, "Rules reordered")):
-        st.markdown(f"**{title}**")
-        for col, result in zip(st.columns(2), build.order_results(tok, word)):
-            col.markdown(result.line)
-            for steps in result.steps:
-                col.dataframe(steps, hide_index=True, width="stretch")
+    tables = ((first, "Rules as learned"), (second, "Rules reordered"))
+    stories = {(title, order): build.word_stories(tok, word, order) for tok, title in tables for order in ORDERS}
+    lines = {title: build.order_results(tok, word) for tok, title in tables}
+
+    def render(step: int) -> None:  # each table and order, rule by rule (one that is done stays at its end)
+        for tok, title in tables:
+            st.markdown(f"**{title}**")
+            for col, order, result in zip(st.columns(2), ORDERS, lines[title]):
+                with col:
+                    st.markdown(result.line)
+                    at = build.story_at(stories[title, order], step)
+                    if at is not None:
+                        _story(*at, tok)
+
+    n = max(len(build.story_steps(s)) for s in stories.values())
+    keys = state.lesson_player(i)
+    step_player(max(n, 1), render, keys=keys, label="Step", source=(table, reordered, word), initial=n)
 
 
 def vocab_tradeoff(i: int) -> None:
@@ -228,9 +286,19 @@ def vocab_tradeoff(i: int) -> None:
         nbytes={seen: result.text_bytes, unseen: len(held.encode())},
         base=len(result.vocab) - result.num_merges,
     )
-    for col, fig in zip(st.columns(2), body.figures):
-        col.plotly_chart(fig, width="stretch")
-    st.caption(body.caption)
+    curves = {seen: token_counts(result), unseen: held_out_counts(text, settings, held, "rank")}
+    base = len(result.vocab) - result.num_merges
+
+    def render(step: int) -> None:  # the vocabulary grown step by step, marked on both curves
+        merges = build.tradeoff_merges(result.num_merges, step)
+        st.markdown(build.tradeoff_line(curves, {seen: result.text_chars, unseen: len(held)}, base, merges))
+        for col, fig in zip(st.columns(2), body.figures):
+            col.plotly_chart(mark_step(fig, base + merges, f"vocabulary {base + merges:,}"), width="stretch")
+        st.caption(body.caption)
+
+    steps = build.tradeoff_steps(result.num_merges)
+    keys = state.lesson_player(i)
+    step_player(steps, render, keys=keys, label="Vocabulary", source=(label, held_label, n), initial=steps)
 
 
 _RENDERS = (

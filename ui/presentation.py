@@ -32,13 +32,15 @@ header[data-testid="stHeader"] button,header[data-testid="stHeader"] button *{po
 .st-key-wrap-columns [data-testid="stHorizontalBlock"]{flex-wrap:wrap}
 .st-key-wrap-columns [data-testid="stColumn"]{min-width:16.5rem}
 [data-testid="stMain"]:focus::before,[data-testid="stMain"]:focus-visible::before{box-shadow:none}
+[class*="st-key-player-controls"] [data-testid="stElementContainer"]:has(.stBidiComponent){display:none}
 """
 """Both modes: the navigation row sits in the band of Streamlit's header (made see-through; its
 buttons still take clicks) instead of below it, and page titles fit one line at 1280 px. Columns
 inside a container keyed :data:`WRAP_COLUMNS` move to a new row rather than become narrower than a
 run label such as ``D: whitespace_eow/byte/attached`` (which has no space to wrap at). The main area, focused by a
 click on a blank spot (so that the players' keys reach it), draws no grey frame round itself; controls keep
-their own keyboard focus rings."""
+their own keyboard focus rings. A step player's key counter (:mod:`ui.player`, a component with nothing to show)
+takes no room in its controls."""
 WRAP_COLUMNS = "wrap-columns"
 """The key of a container whose columns wrap to a new row instead of narrowing below 16.5rem."""
 

@@ -56,6 +56,9 @@ class PlayerKeys:
         first, prev, play, pause, next, last: its buttons.
         source: what the steps were computed from (a new source sends the player back to step 1).
         slider_live: whether the last frame drew the slider (False while the progress bar stood in for it).
+        keys: the browser-side counter of key presses and step-button clicks (a component whose state is
+            the step the browser asks for, with a sequence number).
+        asked: the sequence number of the last step asked for by ``keys`` that the player applied.
     """
 
     pos: str
@@ -71,6 +74,8 @@ class PlayerKeys:
     last: str
     source: str
     slider_live: str
+    keys: str
+    asked: str
 
 
 def player_keys(prefix: str) -> PlayerKeys:

@@ -163,8 +163,8 @@ def render_step(
         st.html(corpus_strip_html(strip))
         st.caption(strip.caption())
 
-    rules = merges_frame(result, k, show)
-    recent = rules.iloc[max(0, k + 1 - _RULE_WINDOW) :].iloc[::-1].reset_index(drop=True)
+    # only the window's rows: a table of every rule so far grows with the step and is built only when unfolded
+    recent = merges_frame(result, k, show, first=max(0, k + 1 - _RULE_WINDOW)).iloc[::-1].reset_index(drop=True)
     note = left_out(len(recent), k + 1, "rules", first="last")
     st.markdown(
         "**Merge rules so far** (newest first; the current rule is highlighted" + (f"; {note})" if note else ")")
@@ -182,6 +182,7 @@ def render_step(
     if k + 1 > _RULE_WINDOW:
         every = st.expander(f"All {k + 1:,} rules up to this merge", key=state.RULE_TABLE_OPEN, on_change="rerun")
         if every.open:  # lazy, as in _full_tables
+            rules = merges_frame(result, k, show)
             with every:
                 rule_table(
                     rules,

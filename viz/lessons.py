@@ -15,18 +15,21 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from bpe_core import BPEError, Tokenizer, TrainResult
+from bpe_core import BlockedRule, BPEError, Tokenizer, TrainResult
 from viz.compare import compression_figure
+from viz.encode_story import StoryRow, story_rows
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule_steps_frame, token_views
 from viz.markdown import code, left_out, plain
 from viz.tokens import (
     STYLE,
+    TokenView,
     change_html,
     display_of,
     end_of_word_mode,
     shown_key,
     strings_row,
     tokens_row,
+    view_of_string,
     visible,
 )
 from viz.train_tables import merges_frame
@@ -297,7 +300,7 @@ def overlaps_frame(result: TrainResult) -> pd.DataFrame:
 
 def first_change_html(result: TrainResult) -> str:
     """Escaped HTML: the first word merge 1 rewrote, before and after (the new tokens outlined)."""
-    return STYLE + change_html(result.steps[0].words[0], result.tokenizer)  # drawn from ids: a typed '</w>' is text
+    return change_at(result, 0)
 
 
 # ----------------------------------------------------------------- lesson 6: where words end
@@ -401,3 +404,136 @@ def tradeoff(
     merges = len(next(iter(curves.values()))) - 1
     final = "; ".join(f"{name}, {counts[-1] / chars[name]:.3f} tokens per character" for name, counts in curves.items())
     return Tradeoff(figures, f"With a vocabulary of {base + merges:,}: {final}.")
+
+
+# ----------------------------------------------------------------- walk-throughs: what each lesson's step player shows
+
+
+@dataclass(frozen=True)
+class Story:
+    """One pre-token encoded rule by rule, as a step player shows it (:mod:`viz.encode_story`).
+
+    Attributes:
+        title: Markdown naming the pre-token.
+        rows: its states (:func:`viz.encode_story.story_rows`): the base symbols, then one per rule that fired.
+        blocked: the blocked rules worth explaining (:func:`viz.encode_views.blocked_rules`).
+    """
+
+    title: str
+    rows: tuple[StoryRow, ...]
+    blocked: tuple[BlockedRule, ...]
+
+
+def word_stories(tok: Tokenizer, word: str, order: str = "rank") -> list[Story]:
+    """Each pre-token of ``word`` encoded by ``tok`` in ``order``, as :class:`Story` objects (pre-tokens too
+    long for their states to be recorded, and special tokens, are left out)."""
+    show = display_of(tok)
+    stories = []
+    for piece in tok.encode_with_trace(word, order=order).pieces:
+        rows = None if piece.special else story_rows(piece, show)
+        if rows is not None:
+            title = f"Pre-token {code(visible(piece.text))}"
+            stories.append(Story(title, tuple(rows), tuple(blocked_rules(piece))))
+    return stories
+
+
+def story_steps(stories: Sequence[Story]) -> list[tuple[int, int]]:
+    """The player's steps over ``stories``: ``(story index, rows shown)``, every story's rows one by one."""
+    return [(i, upto) for i, story in enumerate(stories) for upto in range(1, len(story.rows) + 1)]
+
+
+def story_at(stories: Sequence[Story], step: int) -> tuple[Story, int] | None:
+    """The story and how many of its rows step ``step`` (1-based, past the end: the last) shows, or None."""
+    steps = story_steps(stories)
+    if not steps:
+        return None
+    i, upto = steps[max(1, min(len(steps), step)) - 1]
+    return stories[i], upto
+
+
+def tie_step_line(runs: Mapping[str, TrainResult], k: int, split: int | None) -> str:
+    """Lesson 2's line over merge rank ``k``: which merge it is and where it stands against the split."""
+    n = max(r.num_merges for r in runs.values())
+    if split is None or k < split:
+        where = "so far every rule has chosen the same pairs"
+    elif k == split:
+        where = "the rules part ways here"
+    else:
+        where = "after the split each rule goes on from its own merges"
+    return f"**Merge {k + 1} of {n}** (rank {k}): {where}."
+
+
+def overlap_line(result: TrainResult, k: int) -> str:
+    """Lesson 5's line over merge rank ``k``: the pair, how often it was counted and how often replaced."""
+    s = result.summaries[k]
+    show = display_of(result)
+    pair = f"{code(show(s.pair[0]))} + {code(show(s.pair[1]))}"
+    note = " (overlapping occurrences cannot all be replaced)" if s.replacements < s.count else ""
+    return f"**Merge {k + 1}**: {pair} counted {s.count:,} times, replaced {s.replacements:,} times{note}."
+
+
+def change_at(result: TrainResult, k: int) -> str:
+    """Escaped HTML: the first word merge rank ``k`` rewrote, before and after (the new tokens outlined)."""
+    return STYLE + change_html(result.steps[k].words[0], result.tokenizer)  # drawn from ids: a typed '</w>' is text
+
+
+def sentence_after(result: TrainResult, sentence: str, merges: int) -> str:
+    """Escaped HTML: ``sentence`` cut by the first ``merges`` rules of ``result`` (rank order), the tokens the
+    last of them formed outlined. In a learned table every rule's parts are older rules, so encoding applies
+    them in rank order and the state after the rules below ``merges`` is the sentence after that many merges."""
+    tok = result.tokenizer
+    unit, eow = tok.unit, end_of_word_mode(tok)
+    views: list[TokenView] = []
+    for piece in tok.encode_with_trace(sentence).pieces:
+        if piece.special:
+            views.append(TokenView(text=piece.text, raw=piece.text, special=True))
+            continue
+        tokens, new = piece.initial, ()
+        for step in piece.steps:
+            if step.rank >= merges:
+                break
+            tokens = step.after
+            sites = sorted(step.positions)
+            new = tuple(p - n for n, p in enumerate(sites)) if step.rank == merges - 1 else ()
+        views += [TokenView(**{**view_of_string(t, unit, eow).__dict__, "new": i in new}) for i, t in enumerate(tokens)]
+    return tokens_row(views, show_ids=False)
+
+
+TRADEOFF_STEPS = 100
+"""Lesson 8's player steps through at most this many vocabulary sizes, evenly spaced up to the largest."""
+
+
+def tradeoff_merges(n: int, step: int) -> int:
+    """Lesson 8: the merges at player step ``step`` (1-based) of :func:`tradeoff_steps` ``(n)``."""
+    steps = tradeoff_steps(n)
+    return round(max(1, min(steps, step)) * n / steps)
+
+
+def tradeoff_steps(n: int) -> int:
+    """Lesson 8: how many steps the player has for ``n`` merges (one per merge up to :data:`TRADEOFF_STEPS`)."""
+    return max(1, min(n, TRADEOFF_STEPS))
+
+
+def tradeoff_line(curves: Mapping[str, Sequence[int]], chars: Mapping[str, int], base: int, merges: int) -> str:
+    """Lesson 8's line at ``merges`` merges: the vocabulary size and each text's tokens per character there."""
+    values = "; ".join(
+        f"{plain(name)}: {counts[merges] / chars[name]:.3f} tokens per character" for name, counts in curves.items()
+    )
+    return f"**Vocabulary {base + merges:,}** ({merges:,} merges). {values}."
+
+
+def fallback_steps(columns: Sequence[FallbackColumn]) -> list[tuple[int, str]]:
+    """Lesson 4's player steps: every character that fell back in some column, ``(offset, char)`` in text order."""
+    return sorted({(row["offset"], row["char"]) for column in columns for row in column.rows})
+
+
+def fallback_line(columns: Sequence[FallbackColumn], offset: int) -> str:
+    """Lesson 4's line for the character at ``offset``: what each tokenizer made of it."""
+    char = next(row["char"] for column in columns for row in column.rows if row["offset"] == offset)
+    parts = []
+    for column in columns:
+        name = column.heading.split("**")[1].split(" (", 1)[0]
+        row = next((r for r in column.rows if r["offset"] == offset), None)
+        made = f"{code(row['tokens'])} ({row['kind']})" if row is not None else "one symbol of its own"
+        parts.append(f"{plain(name)} → {made}")
+    return f"Character {code(visible(char))} at offset {offset:,}: " + "; ".join(parts) + "."

@@ -33,17 +33,20 @@ def _span(first: int, last: int) -> list[float]:
     return [first - 0.5, last + 0.5] if last <= first else [first, last]
 
 
-def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
+def mark_step(fig: go.Figure, step: int | None, label: str | None = None) -> go.Figure:
     """Move the dashed "current step" line of ``fig`` to merge ``step`` (1-based; ``None`` removes it).
 
     Changes ``fig`` in place and returns it, so a figure built once can follow a
     step player without being rebuilt (building one costs tens of milliseconds).
+    ``label`` is the line's label (``"merge 12"`` by default; a chart whose x axis is not
+    merges, such as vocabulary size, says what ``step`` is there).
     """
+    text = f"merge {step}" if label is None else html.escape(label)
     line = next((s for s in fig.layout.shapes if s.name == _MARK), None)
     note = next((a for a in fig.layout.annotations if a.name == _MARK), None)
     if step is not None and line is not None and note is not None:  # move the marks: plotly validates new ones
         line.update(x0=step, x1=step)
-        note.update(x=step, text=f"merge {step}", xanchor=_anchor(fig, step))
+        note.update(x=step, text=text, xanchor=_anchor(fig, step))
         return fig
     shapes = [s for s in fig.layout.shapes if s.name != _MARK]
     notes = [a for a in fig.layout.annotations if a.name != _MARK]
@@ -68,7 +71,7 @@ def mark_step(fig: go.Figure, step: int | None) -> go.Figure:
                 xref="x",
                 y=1,
                 yref="paper",
-                text=f"merge {step}",
+                text=text,
                 showarrow=False,
                 xanchor=_anchor(fig, step),
                 yanchor="top",

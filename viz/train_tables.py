@@ -62,13 +62,13 @@ def tie_explanation(step: MergeStep, show: Show = _same) -> str:
     return f"{step.tie_break} picked {pair(0)} over {pair(1)}" + (f" and {more:,} more" if more else "")
 
 
-def merges_frame(result: TrainResult, upto: int | None = None, show: Show = _same) -> pd.DataFrame:
-    """The merge table learned so far: one row per rule up to and including rank ``upto``.
+def merges_frame(result: TrainResult, upto: int | None = None, show: Show = _same, first: int = 0) -> pd.DataFrame:
+    """The merge table learned so far: one row per rule from rank ``first`` up to and including rank ``upto``.
 
     Columns: ``rank``, ``left``, ``right``, ``token``, ``id``, ``count``,
     ``replaced``, ``tied`` (how many pairs shared the winning count).
     """
-    steps = result.summaries if upto is None else result.summaries[: upto + 1]
+    steps = result.summaries[first:] if upto is None else result.summaries[first : upto + 1]
     return pd.DataFrame(
         [
             {

@@ -274,7 +274,7 @@ def test_an_unknown_path_names_the_pages_in_the_main_area(monkeypatch):
     assert "Did you mean Token trees (/provenance)?" in said
     assert said.endswith(
         "The pages are: Train (/), Encode (/encode), Compare (/compare), Lessons (/lessons), "
-        "Token trees (/provenance), Check an example (/check)."
+        "Token trees (/provenance), Check an example (/check), Languages (/languages)."
     )
     assert not at.sidebar.warning
 

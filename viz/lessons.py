@@ -488,13 +488,14 @@ def sentence_after(result: TrainResult, sentence: str, merges: int) -> str:
         if piece.special:
             views.append(TokenView(text=piece.text, raw=piece.text, special=True))
             continue
-        tokens, new = piece.initial, ()
+        done, new = 0, ()
         for step in piece.steps:
             if step.rank >= merges:
                 break
-            tokens = step.after
+            done += 1
             sites = sorted(step.positions)
             new = tuple(p - n for n, p in enumerate(sites)) if step.rank == merges - 1 else ()
+        tokens = piece.state(done)
         views += [TokenView(**{**view_of_string(t, unit, eow).__dict__, "new": i in new}) for i, t in enumerate(tokens)]
     return tokens_row(views, show_ids=False)
 

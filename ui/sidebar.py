@@ -88,7 +88,8 @@ MAX_SPECIALS_CHARS = MAX_SPECIAL_TOKENS * (MAX_SPECIAL_LENGTH + 2)
 
 LINK_LIMIT = (
     f"A link carries a paste that compresses to {MAX_LINK_TEXT:,} characters ({LINK_TEXT_SIZE}); "
-    "a longer one goes in a session file."
+    "a longer one opens from a link on this server only, while it keeps the text, and goes elsewhere in a "
+    "session file."
 )
 """What the paste box says about links (the size :data:`ui.links.MAX_LINK_TEXT` allows)."""
 TOO_LONG = "link-too-long"

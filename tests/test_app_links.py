@@ -15,10 +15,12 @@ from streamlit.testing.v1 import AppTest
 from bpe_core import train
 from bpe_core.formats import FormatError, load_session, to_session
 from ui import sidebar, state
+from ui.cache import kept_texts
 from ui.corpus import MAX_PASTE_CHARS, read_sample
 from ui.links import MAX_LINK_TEXT, TEXT_IN_LINK, pack_text, page_path, problem, unknown_path, unpack_text
 from ui.settings import TrainSettings
 
+from .conftest import APP_TIMEOUT
 from .test_app import APP, seen, subheaders, submit
 
 TINY = "Tiny Shakespeare (1.1 MB)"
@@ -181,10 +183,11 @@ def test_a_paste_too_long_for_a_link_says_so_in_the_main_area_and_offers_a_sessi
     assert not any("A link cannot carry" in w.value for w in at.sidebar.warning)  # main area, not the sidebar
     assert [b.label for b in at.get("download_button")] == ["Session file"]
     link = _params(at)
-    assert TEXT_IN_LINK not in link and link[sidebar.TEXT_PARAM] == at.session_state[state.APPLIED_CORPUS].digest
+    assert TEXT_IN_LINK not in link and link[sidebar.TEXT_PARAM] == at.session_state[state.APPLIED_CORPUS].sha256
 
+    kept_texts.clear()  # on another server (or after a restart), which does not keep the text
     other = _open({**link, state.SOURCE: "Paste"})  # the link alone: the default sample, said in the main area
-    assert "that this browser session does not have" in other.info[0].value
+    assert "that this browser session does not have and this server does not keep" in other.info[0].value
     assert not other.sidebar.info
     data = sidebar.session_file(at.session_state[state.RESULT], at.session_state[state.APPLIED_CORPUS])
     other.segmented_control(key=state.SOURCE).set_value("Upload").run()
@@ -195,6 +198,63 @@ def test_a_paste_too_long_for_a_link_says_so_in_the_main_area_and_offers_a_sessi
     assert other.session_state[state.APPLIED_CORPUS] == at.session_state[state.APPLIED_CORPUS]
     assert other.session_state[state.RESULT].merges == at.session_state[state.RESULT].merges
     assert not other.info  # the text is here now
+
+
+def test_a_paste_too_long_for_a_link_opens_again_on_the_same_server():
+    """Trial A item 15: F5, a ``?present=true`` link or a second tab on the same server opened the default
+    sample; the link names the paste by its SHA-256 and the server keeps the text under it."""
+    text = read_sample(TINY)[5_000:20_000]
+    at = _paste_and_train(text, steps=2)
+    heading = subheaders(at)[0]
+    assert heading.startswith("Merge 3 of 200 ")
+    link = _params(at)
+    corpus = at.session_state[state.APPLIED_CORPUS]
+    assert TEXT_IN_LINK not in link and link[sidebar.TEXT_PARAM] == corpus.sha256
+    assert link[state.TRAIN_PLAYER.step] == "3"  # (a browser's link also holds corpus_source=Paste)
+    assert "only on this server, while the server keeps it" in _warnings(at)
+    for params in (link, {**link, "present": "true"}):  # a reload; the link with presentation mode
+        other = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
+        other.query_params.update(params)
+        other.run()
+        assert not other.exception and not other.info and not other.error
+        assert subheaders(other)[0] == heading
+        assert other.session_state[state.APPLIED_CORPUS] == corpus
+        assert other.text_area(key=state.PASTE).value == text
+        assert other.segmented_control(key=state.SOURCE).value == "Paste"
+        assert _params(other)[sidebar.TEXT_PARAM] == corpus.sha256  # passed on, it still names the text
+        assert "A link cannot carry this pasted text" in _warnings(other)  # and still says where it works
+    assert other.toggle(key=state.PRESENT).value is True
+    other.button(key=state.TRAIN_PLAYER.next).click().run()  # and it goes on from there
+    assert subheaders(other)[0].startswith("Merge 4 of 200 ")
+
+
+@pytest.mark.parametrize("digest", ["0" * 64, "32a880f9df17", "<b>x</b>"])
+def test_a_paste_hash_this_server_does_not_keep_says_so_and_offers_the_session_file(digest):
+    """Another server's link, or a text the server has let go: the default sample at the link's step, and the
+    main area says why and how to get the text."""
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
+    at.query_params.update({sidebar.TEXT_PARAM: digest, state.SOURCE: "Paste", state.TRAIN_PLAYER.step: "3"})
+    at.run()
+    assert not at.exception
+    said = at.info[0].value
+    assert said.startswith("This link was made from pasted text (SHA-256 ")
+    assert "that this browser session does not have and this server does not keep" in said
+    assert "open the session file that came with it (Source: Upload)" in said
+    assert "<b>" not in said and not at.sidebar.info  # escaped, and in the main area
+    assert at.session_state[state.APPLIED_CORPUS].name == "Shakespeare excerpt (12 KB)"
+    assert subheaders(at)[0].startswith("Merge 3 of 200 ")
+    assert at.query_params[sidebar.TEXT_PARAM] == digest  # passed on, the link still names the text
+
+
+def test_an_upload_hash_is_not_looked_up_among_kept_pastes():
+    text = "low lower lowest " * 600
+    key = kept_texts().keep(text)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
+    at.query_params.update({sidebar.TEXT_PARAM: key, state.SOURCE: "Upload"})
+    at.run()
+    assert not at.exception
+    assert at.info[0].value.startswith("This link was made from uploaded text")
+    assert at.session_state[state.APPLIED_CORPUS].name == "Shakespeare excerpt (12 KB)"
 
 
 def test_a_session_file_brings_its_settings_too():

@@ -20,6 +20,7 @@ import bpe_core
 from bpe_core.formats import Download, Loaded, Proof
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
+from ui.kept_texts import KeptTexts
 from ui.settings import TRAIN_MEMORY_BUDGET, TrainSettings
 from viz.encode_views import (
     encode_stats,
@@ -36,6 +37,13 @@ from viz.tokens import TokenView, display_of
 def sample_text(label: str) -> str:
     """A sample corpus's text by label (read once per process)."""
     return read_sample(label)
+
+
+@st.cache_resource(show_spinner=False)
+def kept_texts() -> KeptTexts:
+    """The server's one store of pasted texts too long for a link (:mod:`ui.kept_texts`), shared by every
+    session; clearing Streamlit's resource cache empties it, as a restart does."""
+    return KeptTexts()
 
 
 def _corpus_key(corpus: CorpusChoice) -> str:

@@ -24,7 +24,7 @@ from bpe_core.options import (
     OPTIONS,
 )
 from ui import state
-from ui.cache import sample_text, session_trained
+from ui.cache import kept_texts, sample_text, session_trained
 from ui.corpus import (
     DEFAULT_SAMPLE,
     LONGER_TEXT,
@@ -36,6 +36,7 @@ from ui.corpus import (
     check_paste,
     check_upload,
 )
+from ui.kept_texts import MAX_KEPT_TEXTS
 from ui.links import LINK_TEXT_SIZE, MAX_BUDGET, MAX_LINK_TEXT, TEXT_IN_LINK, pack_text, packed_length, unpack_text
 from ui.settings import BUDGET_KINDS, TRAIN_MEMORY_BUDGET, TrainSettings, parse_special_tokens
 from ui.tokenizer_files import session_settings
@@ -52,9 +53,10 @@ KEPT = {"Upload": (state.UPLOAD, state.UPLOADED_TEXT), "Word counts": (state.COU
 KEPT_SOURCE = {"upload": "Upload", "counts": "Word counts"}
 """A CorpusChoice's source -> the sidebar source whose file it keeps."""
 TEXT_PARAM = "corpus_hash"
-"""URL parameter naming uploaded text, or pasted text too long for a link, by its hash (pasted text that fits
-travels in the link itself: :data:`ui.links.TEXT_IN_LINK`). Links made before it was renamed call it ``text``;
-:func:`ui.layout.setup_page` reads those as before."""
+"""URL parameter naming uploaded text by its short digest (:attr:`~ui.corpus.CorpusChoice.digest`), or pasted
+text too long for a link by its whole SHA-256, under which the server keeps it (:func:`ui.cache.kept_texts`).
+Pasted text that fits travels in the link itself (:data:`ui.links.TEXT_IN_LINK`). Links made before it was
+renamed call it ``text``; :func:`ui.layout.setup_page` reads those as before."""
 SESSION_SUFFIX = ".json"
 SESSION_FILE = "pasted-text.session.json"
 """The name of the session file offered for pasted text too long for a link."""
@@ -86,7 +88,8 @@ MAX_SPECIALS_CHARS = MAX_SPECIAL_TOKENS * (MAX_SPECIAL_LENGTH + 2)
 
 LINK_LIMIT = (
     f"A link carries a paste that compresses to {MAX_LINK_TEXT:,} characters ({LINK_TEXT_SIZE}); "
-    "a longer one goes in a session file."
+    "a longer one opens from a link on this server only, while it keeps the text, and goes elsewhere in a "
+    "session file."
 )
 """What the paste box says about links (the size :data:`ui.links.MAX_LINK_TEXT` allows)."""
 TOO_LONG = "link-too-long"
@@ -305,18 +308,28 @@ def _kept_upload(uploader: str, kept_key: str) -> None:
 
 
 def _text_from_link() -> None:
-    """On a session's first run, put the link's pasted text (:data:`~ui.links.TEXT_IN_LINK`) in the Paste box,
-    choosing the Paste source unless the link names another; the first Train then trains on it.
+    """On a session's first run, put the link's pasted text in the Paste box, choosing the Paste source unless
+    the link names another; the first Train then trains on it.
 
+    The text is the link's own (:data:`~ui.links.TEXT_IN_LINK`), or, for a paste too long for a link, the
+    one this server keeps under the link's :data:`TEXT_PARAM` (a reload or a second tab on the same server).
+    A text neither gives leaves the Paste box empty: :func:`_apply` then says so in the main area.
     :func:`ui.links.check_link` has already taken an unusable value out of the link (saying why).
     """
     value = st.query_params.get(TEXT_IN_LINK)
-    if not value:
+    digest = st.query_params.get(TEXT_PARAM)
+    if value:
+        try:
+            text = unpack_text(value)
+        except BPEError:  # checked before; kept safe if this is called without the check
+            return
+    elif digest and st.query_params.get(state.SOURCE, "Paste") == "Paste":
+        text = kept_texts().get(digest)
+        if text is None:
+            return
+    else:
         return
-    try:
-        st.session_state[state.PASTE] = unpack_text(value)
-    except BPEError:  # checked before; kept safe if this is called without the check
-        return
+    st.session_state[state.PASTE] = text
     if state.SOURCE not in st.query_params:
         st.session_state[state.SOURCE] = "Paste"
 
@@ -396,8 +409,15 @@ def _stand_in_notice(source: str) -> None:
     pasted = source == "Paste"
     st.info(
         f"This link was made from {'pasted' if pasted else 'uploaded'} text"
-        + (f" (SHA-256 {plain(digest[:64])}…)" if digest else "")
-        + " that this browser session does not have, so it shows the default sample. "
+        + (f" (SHA-256 {plain(digest[:12])}…)" if digest else "")
+        + " that this browser session does not have"
+        + (
+            " and this server does not keep (the link was made on another server or before a restart, or "
+            "the server has since let the text go)"
+            if pasted
+            else ""
+        )
+        + ", so it shows the default sample. "
         + (
             "To see its text, open the session file that came with it (Source: Upload), or paste the same text "
             "and press Train."
@@ -412,8 +432,9 @@ def _link_corpus(choice: CorpusChoice) -> None:
     """Keep the link naming the applied corpus, and say in the main area what a link cannot carry.
 
     Pasted text that packs into :data:`~ui.links.MAX_LINK_TEXT` characters goes into the link itself; a longer
-    paste or an upload is named by its hash (:data:`TEXT_PARAM`), and a paste too long for a link gets a
-    notice offering a session file. A sample needs neither. Run on every run: a page switch may drop them.
+    paste is named by its SHA-256 (:data:`TEXT_PARAM`) and kept by the server under it (:func:`kept_texts`:
+    every run marks it as just used), with a notice offering a session file for other servers; an upload is
+    named by its digest. A sample needs neither. Run on every run: a page switch may drop them.
     While the default sample stands in for a link's text this session lacks, the link keeps its parameters.
     """
     stand_in = st.session_state.get(state.LINK_STAND_IN)
@@ -421,7 +442,11 @@ def _link_corpus(choice: CorpusChoice) -> None:
         _stand_in_notice(stand_in[1])
         return
     packed = pack_text(choice.text) if choice.source == "paste" else None
-    wanted = {TEXT_IN_LINK: packed, TEXT_PARAM: None if packed or choice.source == "sample" else choice.digest}
+    named = None if packed or choice.source == "sample" else choice.digest
+    if choice.source == "paste" and packed is None:
+        kept_texts().keep(choice.text)
+        named = choice.sha256  # the key it is kept under (a digest alone could name another text)
+    wanted = {TEXT_IN_LINK: packed, TEXT_PARAM: named}
     for key, value in wanted.items():
         if value is None:
             st.query_params.pop(key, None)
@@ -438,8 +463,10 @@ def _too_long_notice(choice: CorpusChoice) -> None:
     words, button = st.container(key=TOO_LONG).columns([5, 1], vertical_alignment="center")
     words.warning(
         f"**A link cannot carry this pasted text**: its {choice.chars:,} characters {packs}, and a link carries "
-        f"{MAX_LINK_TEXT:,} ({LINK_TEXT_SIZE}). A link copied now gives the settings and the step without the "
-        "text: send the session file with it (Source → Upload opens it).",
+        f"{MAX_LINK_TEXT:,} ({LINK_TEXT_SIZE}). A link copied now opens it **only on this server, while the "
+        f"server keeps it** (up to {MAX_KEPT_TEXTS:,} long pastes, the most recently used, until it restarts); "
+        "elsewhere it gives the settings and the step without the text: send the session file with it "
+        "(Source → Upload opens it).",
         icon=":material/link_off:",
     )
     result = session_trained(choice, st.session_state[state.APPLIED_SETTINGS])  # this session's copy

@@ -389,7 +389,8 @@ def test_compare_two_runs(at):
     titles = [m.value for m in at.markdown if m.value.startswith("**A:") or m.value.startswith("**B:")]
     assert titles[0].startswith("**A: whitespace_eow/char/separate**:") and titles[1].startswith("**B: gpt2/byte**:")
     assert len(at.get("plotly_chart")) == 2
-    overlap = at.dataframe[1].value
+    assert "run" in at.dataframe[0].value.columns  # the test-text table comes first (tests/test_compare_page.py)
+    overlap = frame_with(at, "jaccard")  # in the third tab, after the test-text table and the timeline
     assert list(overlap.columns) == ["a", "b", "shared", "jaccard"] and 0 < overlap["jaccard"][0] < 1
     only = [seen(m.value) for m in at.markdown if m.value.startswith("**Only ")]
     assert len(only) == 2 and all(re.search(r"\*\*: [\d,]+ merged tokens? no other run learned", o) for o in only)

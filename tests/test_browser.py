@@ -407,7 +407,7 @@ def test_pasting_more_than_the_cap_points_to_upload(page):
     """A paste past the sidebar box's cap does not go in (Streamlit refuses the whole input event, so the
     tab never stalls on it); the box says so and sends longer text to Upload, and a paste of exactly the
     cap trains, with the sidebar saying the box is full. ``fill`` is one input event, as a paste is."""
-    from ui.corpus import MAX_PASTE_CHARS
+    from ui.corpus import LONGER_TEXT, MAX_PASTE_CHARS
 
     _heading(page)
     book = (REPO / "sample_corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8")[: MAX_PASTE_CHARS + 30_000]
@@ -417,15 +417,19 @@ def test_pasting_more_than_the_cap_points_to_upload(page):
     box.fill("low lower")
     box.fill(book)  # 50,000 characters
     assert box.input_value() == "low lower"  # refused whole: what was there stays
-    page.get_by_text(f"The box takes up to {MAX_PASTE_CHARS:,} characters; a longer paste does not go in").wait_for()
-    page.get_by_text("choose Upload and give a .txt file").first.wait_for()
+    page.get_by_text(
+        re.compile(
+            rf"^Up to {MAX_PASTE_CHARS:,} characters \(a longer paste does not go in: [^)]+\); "
+            r"for a whole book, choose Upload\."
+        )
+    ).wait_for()
     box.fill(book[:MAX_PASTE_CHARS])
     page.wait_for_function(
         "n => document.querySelector(\"textarea[aria-label='Paste text']\").value.length === n",
         arg=MAX_PASTE_CHARS,
     )
     page.get_by_role("button", name="Train").click()
-    page.get_by_text(f"The paste box is full ({MAX_PASTE_CHARS:,} characters)").wait_for()
+    page.get_by_text(f"The paste box is full ({MAX_PASTE_CHARS:,} characters). {LONGER_TEXT}").wait_for()
     page.get_by_text(re.compile(rf"Applied with Train: pasted text, {MAX_PASTE_CHARS:,} characters")).wait_for()
     assert _wait_merge(page, "n === 1") == 1
     _shot(page, "paste-cap")

@@ -481,11 +481,14 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     pg.goto(app_url + "/lessons?present=true")
     pg.get_by_role("radio", name="3. Blocked merge").click()
     pg.get_by_text("Blocked rules").wait_for()
-    tables = pg.get_by_test_id("stDataFrame")
-    pg.wait_for_function("() => document.querySelectorAll('[data-testid=stDataFrame]').length === 2")
+    blocked = pg.locator(  # the table drawn right under the heading, in this run (not a stale element of lesson 1)
+        '[data-testid=stElementContainer]:has(strong:text-is("Blocked rules")):not([data-stale=true])'
+        " + [data-testid=stElementContainer]:not([data-stale=true]) [data-testid=stDataFrame]"
+    )
+    blocked.wait_for()
     _idle(pg)
     _on_first_screen(pg, pg.get_by_text("Blocked rules").bounding_box(), "Blocked rules heading")
-    _on_first_screen(pg, tables.last.bounding_box(), "Blocked rules table")
+    _on_first_screen(pg, blocked.bounding_box(), "Blocked rules table")
     _shot(pg, "presentation-lesson3-1280x720")
 
     pg.get_by_role("radio", name="4. Byte fallback").click()
@@ -500,7 +503,7 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     assert verdicts.count() == 3
     for i in range(3):
         _on_first_screen(pg, verdicts.nth(i).bounding_box(), f"verdict {i + 1}")
-    table = tables.last
+    table = pg.get_by_test_id("stDataFrame").last
     page_box = pg.get_by_test_id("stMainBlockContainer").bounding_box()
     table_box = table.bounding_box()
     assert table_box["x"] + table_box["width"] <= page_box["x"] + page_box["width"]
@@ -512,20 +515,23 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
     next_button = pg.get_by_role("button", name="Next")
     next_button.wait_for()
     _idle(pg)
-    pg.mouse.move(640, 400)
-    pg.mouse.wheel(0, 600)
-    pg.wait_for_function("() => document.querySelector('[data-testid=stMain]').scrollTop > 300")
+    bar = '[data-testid=stLayoutWrapper]:has(>[class*="st-key-player-controls"])'
+    start = pg.evaluate("bar => document.querySelector(bar).getBoundingClientRect().top", bar)
+    assert start > 100, f"lesson 1's player bar starts at {start} px: scrolling would not show whether it is pinned"
+    # The wheel over the lesson's heading: over the Merges box (a number input) Streamlit keeps it from scrolling.
+    pg.get_by_role("heading", name="1. Merges form").hover()
+    pg.mouse.wheel(0, start + 200)
+    pg.wait_for_function(  # scrolled past where the bar sat, so a pinned bar is now at the top of the screen
+        "top => document.querySelector('[data-testid=stMain]').scrollTop > top + 100", arg=start
+    )
     _idle(pg)
     covered = pg.evaluate(
-        """() => [100, 400, 640, 900, 1180].flatMap(x => [2, 20].map(y => {
-             const e = document.elementFromPoint(x, y);
-             return !!e && !!e.closest('[data-testid=stLayoutWrapper]:has(>[class*="st-key-player-controls"])'); }))"""
+        """bar => [100, 400, 640, 900, 1180].flatMap(x => [2, 20].map(y => {
+             const e = document.elementFromPoint(x, y); return !!e && !!e.closest(bar); }))""",
+        bar,
     )
     assert all(covered), f"the page shows above or through the pinned player bar: {covered}"
-    background = next_button.evaluate(
-        "b => getComputedStyle(b.closest('[data-testid=stLayoutWrapper]:has(>[class*=\"st-key-player-controls\"])'))"
-        ".backgroundColor"
-    )
+    background = next_button.evaluate("(b, bar) => getComputedStyle(b.closest(bar)).backgroundColor", bar)
     assert background == "rgb(255, 255, 255)"
     _shot(pg, "presentation-lesson1-scrolled-1280x720")
     context.close()

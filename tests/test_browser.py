@@ -538,12 +538,14 @@ def test_presentation_lessons_fit_the_first_screen(browser, app_url):
 
 
 def test_compare_run_labels_wrap_at_spaces(browser, app_url):
-    """Four runs beside the sidebar at 1280 px: no run label is broken inside a word ('sepa rate')."""
+    """Four runs beside the sidebar at 1280 px, and the real tokenizers shown by default in a row of their own: no
+    run label is broken inside a word ('sepa rate')."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     context.add_init_script(LONG_TASKS)
     pg = context.new_page()
     pg.goto(app_url + "/compare?cmp_n=4")
     pg.get_by_text(re.compile(r"^D: gpt4/byte")).wait_for()
+    pg.get_by_text(re.compile(r"^o200k_base: \d+ tokens")).wait_for()
     _idle(pg)
     _shot(pg, "compare-four-runs-1280")
     broken = pg.evaluate(
@@ -556,6 +558,14 @@ def test_compare_run_labels_wrap_at_spaces(browser, app_url):
              }
              return [t.textContent, out]; })"""
     )
-    assert len(broken) == 4 and broken[0][0] == "A: whitespace_eow/char/separate"
+    assert [label for label, _words in broken] == [
+        "A: whitespace_eow/char/separate",
+        "B: gpt2/byte",
+        "C: none/char",
+        "D: gpt4/byte",
+        "GPT-2",
+        "cl100k_base",
+        "o200k_base",
+    ]
     assert all(words == [] for _label, words in broken), broken
     context.close()

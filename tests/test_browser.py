@@ -257,15 +257,15 @@ def test_every_quick_press_is_one_step(browser, app_url):
     pg = context.new_page()
     pg.goto(app_url + "/?present=true")
     assert _heading(pg).startswith("Merge 1 of 200")
-    pg.wait_for_function("() => !!(window.bpePlayers && window.bpePlayers.train_step)", timeout=60_000)
+    pg.wait_for_function("() => !!(window.bpePlayers && window.bpePlayers.train_step)")
     for _ in range(10):
         pg.keyboard.press("ArrowRight")
-    _wait_merge(pg, "n >= 11", timeout=60_000)
+    _wait_merge(pg, "n >= 11")
     assert _settled_merge_number(pg) == 11
     for _ in range(3):
         pg.get_by_role("button", name="Next").click()
     pg.keyboard.press("ArrowLeft")
-    _wait_merge(pg, "n >= 13", timeout=60_000)
+    _wait_merge(pg, "n >= 13")
     assert _settled_merge_number(pg) == 13
     assert "train_step=13" in pg.url
     context.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -143,22 +142,24 @@ def test_stepping(at):
     assert not at.exception
 
 
-def test_play_starts_advances_and_pauses(at):
-    at.button(key=TRAIN.play).click().run()
+def test_play_starts_advances_and_pauses(at, monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr("ui.player.clock", lambda: now[0])  # the player's clock, moved by hand: no sleeping
+    at.button(key=TRAIN.play).click().run()  # Play at t = 100.0
     assert at.session_state[TRAIN.playing] is True
     assert any(b.key == TRAIN.pause for b in at.button)
     assert subheaders(at)[0].startswith("Merge 1 of 200")
     assert at.get("progress")[0].proto.text == "Merge 1 of 200"
     for shown in (2, 3):  # one frame per interval (0.5 s): rerunning after it advances one step
-        time.sleep(0.5)
+        now[0] += 0.5
         at.run()
         assert subheaders(at)[0].startswith(f"Merge {shown} of 200 ")
     assert subheaders(at)[0] == "Merge 3 of 200 (rank 2): “t” + “</w>” → “t</w>”"
-    time.sleep(0.5)  # a frame is due when Pause is clicked
+    now[0] += 0.5  # a frame is due when Pause is clicked
     at.button(key=TRAIN.pause).click().run()
     assert at.session_state[TRAIN.playing] is False
     assert subheaders(at)[0].startswith("Merge 3 of 200")  # the click is not a frame, even when one is due
-    time.sleep(0.5)
+    now[0] += 0.5
     at.run()
     assert subheaders(at)[0].startswith("Merge 3 of 200")  # paused: stays put
     assert at.slider(key=TRAIN.step).value == 3
@@ -389,7 +390,8 @@ def test_compare_two_runs(at):
     titles = [m.value for m in at.markdown if m.value.startswith("**A:") or m.value.startswith("**B:")]
     assert titles[0].startswith("**A: whitespace_eow/char/separate**:") and titles[1].startswith("**B: gpt2/byte**:")
     assert len(at.get("plotly_chart")) == 2
-    overlap = at.dataframe[1].value
+    assert "run" in at.dataframe[0].value.columns  # the test-text table comes first (tests/test_compare_page.py)
+    overlap = frame_with(at, "jaccard")  # in the third tab, after the test-text table and the timeline
     assert list(overlap.columns) == ["a", "b", "shared", "jaccard"] and 0 < overlap["jaccard"][0] < 1
     only = [seen(m.value) for m in at.markdown if m.value.startswith("**Only ")]
     assert len(only) == 2 and all(re.search(r"\*\*: [\d,]+ merged tokens? no other run learned", o) for o in only)

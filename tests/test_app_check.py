@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import state
 
+from .conftest import APP_TIMEOUT
 from .test_app import APP, captions, seen, subheaders
 from .test_app_provenance import CHECK, errors, page
 
@@ -132,7 +133,7 @@ def test_the_top_pairs_box_follows_the_first_wrong_merge_of_the_current_input():
 
 
 def test_a_link_reopens_the_check_with_its_inputs():
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(CHECK)
     at.query_params.update(
         {state.CHECK_CORPUS: JM_CORPUS, state.CHECK_CLAIM: JM_CLAIM, state.CHECK_TIE_BREAK: "first_seen"}
@@ -142,7 +143,7 @@ def test_a_link_reopens_the_check_with_its_inputs():
 
 
 def test_a_link_with_an_oversized_corpus_is_refused_with_a_message():
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(CHECK)
     at.query_params.update({state.CHECK_CORPUS: "low 5\n" * 20_000})
     at.run()

@@ -37,7 +37,7 @@ def _params(at: AppTest) -> dict[str, str]:
 
 
 def _paste_and_train(text: str, steps: int = 0) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
     at.segmented_control(key=state.SOURCE).set_value("Paste").run()
     at.text_area(key=state.PASTE).input(text)
     submit(at)
@@ -48,7 +48,7 @@ def _paste_and_train(text: str, steps: int = 0) -> AppTest:
 
 
 def _open(params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.query_params.update(params)
     return at.run()
 
@@ -261,7 +261,7 @@ def test_a_session_file_brings_its_settings_too():
     settings = TrainSettings(pretokenizer="gpt2", unit="byte", budget=7, min_frequency=1)
     result = train("low lower lowest newest widest", **settings.kwargs())
     data = to_session(result, corpus_text="low lower lowest newest widest", corpus_name="pasted text").encode()
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     at.file_uploader(key=state.UPLOAD).set_value(("lesson.session.json", data, "application/json")).run()
     assert not at.exception
@@ -280,7 +280,7 @@ def test_a_session_file_brings_its_settings_too():
 def test_a_session_file_that_cannot_be_opened_says_why(data, said):
     if data == "session-without-text":
         data = to_session(train("low lower", num_merges=2), corpus="low lower").encode()
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT).run()
     at.segmented_control(key=state.SOURCE).set_value("Upload").run()
     at.file_uploader(key=state.UPLOAD).set_value(("x.session.json", data, "application/json")).run()
     assert not at.exception

@@ -29,8 +29,8 @@ def projector(browser, app_url):  # noqa: F811
     assert outside == [] and dialogs == []
 
 
-def _wait_text(pg, text: str, timeout: int = 180_000) -> None:
-    pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text, timeout=timeout)
+def _wait_text(pg, text: str) -> None:
+    pg.wait_for_function("t => document.body.innerText.includes(t)", arg=text)
 
 
 def _bars_drawn(pg, at_least: int) -> None:
@@ -39,7 +39,6 @@ def _bars_drawn(pg, at_least: int) -> None:
         "n => [...document.querySelectorAll('.js-plotly-plot')].some(g => g.offsetParent !== null"
         " && g.querySelectorAll('.bars .point').length >= n)",
         arg=at_least,
-        timeout=180_000,
     )
 
 
@@ -54,12 +53,12 @@ def _nav_fits(pg) -> None:
 def test_languages_page_on_a_projector(projector, app_url):  # noqa: F811
     pg = projector
     pg.goto(app_url + "/languages")
-    pg.get_by_role("heading", name="Languages: the token tax").wait_for(timeout=120_000)
+    pg.get_by_role("heading", name="Languages: the token tax").wait_for()
     _wait_text(pg, "GPT-2: English takes 2,035 tokens. The dearest language is Burmese at 20.54×")
     _bars_drawn(pg, 84)
     _wait_text(pg, "Hindi, tokenized")
     _wait_text(pg, "GPT-2: 298 tokens here; the whole declaration 16,896 tokens, 8.30× English")
-    pg.wait_for_function("() => document.querySelectorAll('.bpe-tok').length > 300", timeout=60_000)
+    pg.wait_for_function("() => document.querySelectorAll('.bpe-tok').length > 300")
     _nav_fits(pg)
     settle(pg, 1000)
     _shot(pg, "languages-1280")
@@ -75,13 +74,13 @@ def test_languages_page_on_a_projector(projector, app_url):  # noqa: F811
     )
     pg.mouse.click(point["x"], point["y"])
     _wait_text(pg, "Burmese, tokenized")
-    pg.wait_for_function("() => location.search.includes('lang=mya')", timeout=60_000)
+    pg.wait_for_function("() => location.search.includes('lang=mya')")
 
 
 def test_languages_and_compare_in_presentation_mode(projector, app_url):  # noqa: F811
     pg = projector
     pg.goto(app_url + "/languages?present=true&lang=jpn")
-    pg.get_by_test_id("stExpandSidebarButton").wait_for(timeout=120_000)
+    pg.get_by_test_id("stExpandSidebarButton").wait_for()
     assert pg.get_by_role("switch", name="Presentation mode").is_checked()
     _bars_drawn(pg, 84)
     _wait_text(pg, "Japanese, tokenized")
@@ -94,14 +93,14 @@ def test_languages_and_compare_in_presentation_mode(projector, app_url):  # noqa
     _shot(pg, "languages-present")
 
     pg.goto(app_url + "/compare?present=true")
-    pg.get_by_role("heading", name="The test text under each run").wait_for(timeout=120_000)
+    pg.get_by_role("heading", name="The test text under each run").wait_for()
     for heading in ("GPT-2: 10 tokens, 4.70 chars per token", "cl100k_base: 10 tokens, 4.70 chars per token",
                     "o200k_base: 9 tokens, 5.22 chars per token"):  # fmt: skip
         _wait_text(pg, heading)
     grid = pg.locator("[data-testid='stDataFrame']").first
-    grid.wait_for(timeout=60_000)
+    grid.wait_for()
     every = 33 + 36 + 10 + 10 + 9  # every run's coloured tokens
-    pg.wait_for_function(f"() => document.querySelectorAll('.bpe-tok').length >= {every}", timeout=60_000)
+    pg.wait_for_function(f"() => document.querySelectorAll('.bpe-tok').length >= {every}")
     _nav_fits(pg)
     settle(pg, 1000)
     _shot(pg, "compare-present")

@@ -33,7 +33,7 @@ def _page(browser, url: str):  # noqa: F811 - the fixture, passed on
 
 def _heading(pg, starts: str) -> str:
     loc = pg.get_by_role("heading", name=re.compile("^" + re.escape(starts)))
-    loc.first.wait_for(timeout=90_000)
+    loc.first.wait_for()
     return loc.first.inner_text()
 
 
@@ -41,10 +41,10 @@ def test_a_link_to_pasted_text_opens_the_same_frame_elsewhere(browser, app_url):
     sender = _page(browser, app_url)
     sender.get_by_role("radio", name="Paste").click()
     box = sender.get_by_label("Paste text")
-    box.wait_for(timeout=60_000)
+    box.wait_for()
     box.fill(TEXT)
     sender.get_by_role("button", name="Train", exact=True).click()
-    sender.get_by_text(f"Applied with Train: pasted text, {len(TEXT):,} characters").wait_for(timeout=90_000)
+    sender.get_by_text(f"Applied with Train: pasted text, {len(TEXT):,} characters").wait_for()
     for merge in (2, 3):
         sender.get_by_role("button", name="Next").click()
         heading = _heading(sender, f"Merge {merge} of ")
@@ -56,7 +56,7 @@ def test_a_link_to_pasted_text_opens_the_same_frame_elsewhere(browser, app_url):
 
     ARTIFACTS.mkdir(exist_ok=True)
     try:
-        with open(ARTIFACTS / "streamlit-link.log", "w") as log, running_app(log=log, timeout=90) as fresh:
+        with open(ARTIFACTS / "streamlit-link.log", "w") as log, running_app(log=log) as fresh:
             receiver = _page(browser, fresh + link[len(app_url) :])  # another browser profile, a fresh server
             assert _heading(receiver, "Merge 3 of ") == heading
             assert receiver.get_by_label("Paste text").input_value() == TEXT
@@ -71,7 +71,7 @@ def test_a_link_to_pasted_text_opens_the_same_frame_elsewhere(browser, app_url):
 def test_an_unknown_path_names_the_pages(browser, app_url):  # noqa: F811
     pg = _page(browser, app_url + "/token_trees?present=true")
     note = pg.get_by_text("There is no page at /token_trees, so the Train page opened.")
-    note.wait_for(timeout=90_000)
+    note.wait_for()
     assert "Did you mean Token trees (/provenance)?" in note.inner_text()
     pg.keyboard.press("Escape")  # Streamlit's own "Page not found" dialog
     pg.get_by_text("Page not found").wait_for(state="hidden")

@@ -30,7 +30,7 @@ from viz.train_tables import (
     word_changes_frame,
 )
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 TRAIN = state.TRAIN_PLAYER
@@ -49,7 +49,7 @@ def fingerprint(result: bpe_core.TrainResult) -> str:
 
 
 def session(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.query_params.update(params or {})
     at.run()
     assert not at.exception

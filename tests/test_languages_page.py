@@ -28,7 +28,7 @@ from viz.languages import (
     script_colors,
 )
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 APP = str(REPO / "app.py")
 PAGE = "pages/languages.py"
@@ -132,7 +132,7 @@ def test_excerpt_cuts_at_lines_or_spaces():
 
 
 def languages(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(PAGE)
     at.query_params.update(params or {})
     at.run()

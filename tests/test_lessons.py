@@ -14,7 +14,7 @@ from viz import lessons as build
 from viz.compare import first_divergence
 from viz.train_tables import token_counts
 
-from .conftest import REPO
+from .conftest import APP_TIMEOUT, REPO
 
 
 def trained(text: str, **changes) -> object:
@@ -236,7 +236,7 @@ def test_the_fallback_player_goes_character_by_character():
 
 
 def lesson_page(number: int) -> AppTest:
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=APP_TIMEOUT)
     at.switch_page("pages/lessons.py")
     at.query_params[state.LESSON] = build.LESSON_TEXTS[number - 1].title
     at.run()

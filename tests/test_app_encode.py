@@ -7,6 +7,8 @@ player for that one long pre-token.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -108,3 +110,56 @@ def test_a_dropout_link_opens_with_its_samples_and_bad_values_are_ignored():
     assert not at.exception
     assert any("ignored" in w.value for w in at.warning)
     assert at.toggle(key=state.ENCODE_DROPOUT).value is True
+
+
+def skipped_in(text: str) -> int:
+    """The count in "... 3 merges skipped ..." (a sample row or a pre-token's caption)."""
+    return int(re.search(r"([\d,]+) merges? skipped", text).group(1).replace(",", ""))
+
+
+def sample_counts(at: AppTest) -> list[int]:
+    """Each sample row's count of skipped merges, sample 1 first."""
+    return [skipped_in(m.value) for m in at.markdown if m.value.startswith("**Sample ")]
+
+
+def piece_counts(at: AppTest) -> list[int]:
+    """The shown pre-token's count of skipped merges in each sample (the side-by-side captions, no dropout left out)."""
+    return [skipped_in(c) for c in captions(at) if re.match(r"sample \d+: ", c)]
+
+
+def test_a_sample_row_counts_the_skipped_merges_its_pre_tokens_show():
+    """Trial A item 2: p = 30 %, seed 7, 'lowering unbelievable': sample 2's row said 3 merges skipped, the
+    pre-token 'lowering' alone 4 (the row left out the merges skipped at each pre-token's last attempt)."""
+    from .test_app import opened_link
+
+    params = {
+        state.ENCODE_TEXT: "lowering unbelievable",
+        state.ENCODE_DROPOUT: "true",
+        state.ENCODE_DROPOUT_PERCENT: "30",
+        state.ENCODE_DROPOUT_SAMPLES: "3",
+        state.ENCODE_DROPOUT_SEED: "7",
+    }
+    at = opened_link(params, "pages/encode.py")
+    rows = sample_counts(at)
+    per_piece = []
+    for label in at.selectbox(key=state.ENCODE_PIECE).options:
+        at.selectbox(key=state.ENCODE_PIECE).set_value(label).run()
+        assert not at.exception, at.exception
+        per_piece.append(piece_counts(at))
+    assert len(rows) == 3 and len(per_piece) == 2
+    assert rows == [sum(counts) for counts in zip(*per_piece)]
+    assert per_piece[0][1] == 4  # 'lowering' in sample 2, as the trial read it
+
+
+def test_at_p_one_every_sample_row_counts_the_merges_skipped_at_the_end():
+    """Trial A item 2: at p = 100 % nothing merges, every skip is at the last attempt; the rows said 0."""
+    from .test_app import default_result, opened_link
+
+    params = {state.ENCODE_DROPOUT: "true", state.ENCODE_DROPOUT_PERCENT: "100", state.ENCODE_DROPOUT_SAMPLES: "2"}
+    at = opened_link(params, "pages/encode.py")
+    text = at.text_area(key=state.ENCODE_TEXT).value
+    trace = default_result().tokenizer.encode_with_trace(text, dropout=1.0, seed=0)
+    assert trace.skipped_merges > 0
+    assert sample_counts(at) == [trace.skipped_merges] * 2
+    first = next(p for p in trace.pieces if not p.special)
+    assert piece_counts(at) == [first.skipped_merges] * 2

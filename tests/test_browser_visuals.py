@@ -74,8 +74,8 @@ def test_clicking_a_token_chooses_its_pre_token(page, app_url):  # noqa: F811
     token.wait_for()
     page.wait_for_function("document.body.dataset.bpeTokenPicker === 'on'")
     token.click()
-    page.wait_for_function("location.search.includes('encode_piece=%232')")
+    page.wait_for_function("location.search.includes('encode_piece=%233')")  # index 2, the third: #3 on screen
     picker = page.get_by_role("combobox", name=re.compile(r"^Pre-token \(or click"))
-    expect(picker).to_have_value(re.compile(r"^#2 'newer' → "), timeout=WAIT_MS)
+    expect(picker).to_have_value(re.compile(r"^#3 'newer' → "), timeout=WAIT_MS)
     page.get_by_text(re.compile(r"^Next: rank \d+ joins")).first.wait_for()
     _shot(page, "encode-token-click")

@@ -17,6 +17,7 @@ from ui import state
 from ui.cache import DropoutSample
 from ui.links import MAX_DROPOUT_SAMPLES, MAX_DROPOUT_SEED
 from viz.encode_views import piece_views
+from viz.markdown import plain
 from viz.tokens import tokens_row
 
 NO_DROPOUT = "no dropout"
@@ -52,6 +53,14 @@ class DropoutChoice:
         return self.dropout, self.seed, self.count
 
 
+def dropout_requested() -> bool:
+    """Whether the Dropout toggle is on in this run, read before it is drawn, so that the page can lay itself out
+    around the samples: its value from the last run, or on a link's first run the link's ``encode_dropout``."""
+    if state.ENCODE_DROPOUT in st.session_state:
+        return bool(st.session_state[state.ENCODE_DROPOUT])
+    return st.query_params.get(state.ENCODE_DROPOUT, "").lower() == "true"
+
+
 def dropout_controls(bind: str) -> DropoutChoice:
     """The section's heading, note and controls (bound to the URL through ``bind``)."""
     st.subheader("BPE-dropout: other segmentations of the same text")
@@ -73,6 +82,12 @@ def dropout_controls(bind: str) -> DropoutChoice:
     )
     seed = c[3].number_input("Seed", 0, MAX_DROPOUT_SEED, 0, key=state.ENCODE_DROPOUT_SEED, disabled=not on, bind=bind)
     return DropoutChoice(bool(on), percent / 100, int(count), int(seed))
+
+
+def no_dropout_label(tokenizer: str, tokens: int) -> None:
+    """The label of the plain encoding's tokens when they are drawn as the first of the sample rows
+    (``tokenizer``: the tokenizer's name as the page's choice says it)."""
+    st.markdown(f"**No dropout** ({plain(tokenizer)}): {tokens:,} tokens")
 
 
 def sample_rows(samples: Sequence[DropoutSample], plain_tokens: int, show_ws: bool, show_ids: bool) -> None:

@@ -300,6 +300,19 @@ class PieceTrace:
     dropped_at_end: tuple[DroppedMerge, ...] = ()
     blocked_omitted: int = 0
 
+    @property
+    def skipped_merges(self) -> int:
+        """How many merges BPE-dropout skipped in this pre-token: 0 without dropout.
+
+        One count per skipped site per step (one ``rng.random() < p`` draw that said skip, Provilkov et al.
+        2020, section 3; subword-nmt ``apply_bpe.py --dropout``): the ``positions`` of every
+        :class:`DroppedMerge` in ``steps`` and in ``dropped_at_end``, the last attempt that ended the run (at
+        p = 1 every skip is there). A site skipped at two steps counts twice, as it was drawn twice. Every view
+        of dropout shows this number.
+        """
+        during = sum(len(d.positions) for step in self.steps for d in step.dropped)
+        return during + sum(len(d.positions) for d in self.dropped_at_end)
+
     def state(self, k: int) -> tuple[str, ...]:
         """The pre-token's symbols after its first ``k`` rule applications (``0``: ``initial``).
 
@@ -359,6 +372,11 @@ class EncodeTrace:
     def tokens(self) -> list[str]:
         """All token strings, in order."""
         return [t for p in self.pieces for t in p.tokens]
+
+    @property
+    def skipped_merges(self) -> int:
+        """How many merges BPE-dropout skipped in the whole text: the sum of :attr:`PieceTrace.skipped_merges`."""
+        return sum(p.skipped_merges for p in self.pieces)
 
     @property
     def temporary_ids(self) -> tuple[int, ...]:

@@ -10,6 +10,7 @@ from bpe_core.formats import BUNDLED
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (
     READY,
+    DropoutSample,
     dropout_samples,
     files_digest,
     order_can_differ,
@@ -23,8 +24,16 @@ from ui.cache import (
     uploaded_tokenizer,
 )
 from ui.corpus import MAX_ENCODE_CHARS
-from ui.dropout_view import dropout_controls, sample_pieces, sample_rows
+from ui.dropout_view import (
+    DropoutChoice,
+    dropout_controls,
+    dropout_requested,
+    no_dropout_label,
+    sample_pieces,
+    sample_rows,
+)
 from ui.layout import setup_page
+from ui.presentation import presenting
 from ui.provenance import RULE_TABLE_HINT, rule_table, token_picker
 from ui.story_view import story_player
 from ui.token_picker import clicked_piece
@@ -48,6 +57,8 @@ MAX_DRAWN = 3_000
 MAX_IDS = 5_000
 MAX_SYMBOLS = 300
 BIND = "query-params"
+BOOK = "To see a whole book tokenized, choose Upload in the sidebar, give the .txt file and press Train."
+FOLDED = "Tokenizer, text and settings"  # the fold that holds the inputs in presentation mode while dropout is on
 ORDER_NOTE = (
     "The two orders can only cut a word differently when a token string is formed by more than one rule "
     "(hand-written or imported tables; see Lesson 7). A table learned by BPE forms each token once. {}"
@@ -57,84 +68,97 @@ setup_page("Encode")
 st.title("Encode: apply the merge table to new text")
 corpus, settings = sidebar.applied()
 start_preload(tuple(READY))  # o200k_base too, in the background, once per process
-choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)
-files = None
-try:
-    if choice == TRAINED:
-        tokenizer = session_trained(corpus, settings).tokenizer
-        source = ("trained", corpus.sha256, settings)
-        st.caption(f"Trained on {plain(corpus.name)} ({settings.pretokenizer}, {settings.unit}, {settings.tie_break}).")
-    elif choice in READY:
-        tokenizer = ready_tokenizer(choice)
-        source = ("ready", choice)
-        st.caption(BUNDLED[READY[choice]] + " Shipped in reference_tokenizers/ (MIT; see its README).")
-    else:
-        files = tokenizer_files.upload_box()
-        if files is None:
-            st.stop()
-        loaded = uploaded_tokenizer(files)
-        tokenizer = loaded.tokenizer
-        source = ("uploaded", files_digest(files))
-        st.caption(f"Loaded {', '.join(map(code, loaded.files))} as {plain(loaded.format)}: {len(tokenizer):,} ids.")
-        if loaded.session is not None:
-            tokenizer_files.session_panel(loaded.session, corpus)
-except (BPEError, TypeError, OSError) as exc:
-    st.error(f"Cannot use this tokenizer: {plain(exc)}")
-    st.stop()
+# presentation mode with dropout: the inputs fold away so that the samples, the point of that view, are on the
+# first 1280x720 screen (trial A item 4); messages about the inputs are drawn outside the fold
+folded = presenting() and dropout_requested()
+inputs = st.expander(FOLDED, key=state.ENCODE_INPUTS) if folded else st.container()
+notices = st.container()
+with inputs:
+    choice = st.radio("Tokenizer", [TRAINED, *READY, UPLOADED], key=state.ENCODE_TOKENIZER, horizontal=True, bind=BIND)
+    files = None
+    try:
+        if choice == TRAINED:
+            tokenizer = session_trained(corpus, settings).tokenizer
+            source = ("trained", corpus.sha256, settings)
+            st.caption(
+                f"Trained on {plain(corpus.name)} ({settings.pretokenizer}, {settings.unit}, {settings.tie_break})."
+            )
+        elif choice in READY:
+            tokenizer = ready_tokenizer(choice)
+            source = ("ready", choice)
+            st.caption(BUNDLED[READY[choice]] + " Shipped in reference_tokenizers/ (MIT; see its README).")
+        else:
+            files = tokenizer_files.upload_box()
+            if files is None:
+                if folded:
+                    notices.info(f"Give the tokenizer's files under “{FOLDED}” above.")
+                st.stop()
+            loaded = uploaded_tokenizer(files)
+            tokenizer = loaded.tokenizer
+            source = ("uploaded", files_digest(files))
+            st.caption(
+                f"Loaded {', '.join(map(code, loaded.files))} as {plain(loaded.format)}: {len(tokenizer):,} ids."
+            )
+            if loaded.session is not None:
+                tokenizer_files.session_panel(loaded.session, corpus)
+    except (BPEError, TypeError, OSError) as exc:
+        notices.error(f"Cannot use this tokenizer: {plain(exc)}")
+        st.stop()
 
-text = st.text_area(
-    "Text to encode",
-    value=DEFAULT_TEXT,
-    key=state.ENCODE_TEXT,
-    max_chars=MAX_CHARS,
-    height=110,
-    bind=BIND,
-    placeholder=f"Type or paste up to {MAX_CHARS:,} characters",
-)
-BOOK = "To see a whole book tokenized, choose Upload in the sidebar, give the .txt file and press Train."
-if len(text) >= MAX_CHARS:
-    st.warning(f"The box is full ({MAX_CHARS:,} characters). {BOOK}")
-else:
-    st.caption(f"Up to {MAX_CHARS:,} characters; a longer paste does not go in (the browser tab would stall). {BOOK}")
-c = st.columns(4)
-differ = order_can_differ(tokenizer, source)
-with c[0] if differ else c[0].expander("Merge order: the same cut either way here"):
-    order = st.radio(
-        "Merge order",
-        list(ORDERS),
-        key=state.ENCODE_ORDER,
-        horizontal=True,
-        help=" ".join(f"{name}: {what}" for name, what in ORDERS.items()),
+    text = st.text_area(
+        "Text to encode",
+        value=DEFAULT_TEXT,
+        key=state.ENCODE_TEXT,
+        max_chars=MAX_CHARS,
+        height=110,
+        bind=BIND,
+        placeholder=f"Type or paste up to {MAX_CHARS:,} characters",
+    )
+    if len(text) >= MAX_CHARS:
+        st.warning(f"The box is full ({MAX_CHARS:,} characters). {BOOK}")
+    else:
+        st.caption(
+            f"Up to {MAX_CHARS:,} characters; a longer paste does not go in (the browser tab would stall). {BOOK}"
+        )
+    c = st.columns(4)
+    differ = order_can_differ(tokenizer, source)
+    with c[0] if differ else c[0].expander("Merge order: the same cut either way here"):
+        order = st.radio(
+            "Merge order",
+            list(ORDERS),
+            key=state.ENCODE_ORDER,
+            horizontal=True,
+            help=" ".join(f"{name}: {what}" for name, what in ORDERS.items()),
+            bind=BIND,
+        )
+        st.caption(ORDER_NOTE.format(f"This table forms {differ:,} token(s) by more than one rule." if differ else ""))
+    show_ws = c[1].toggle("Show whitespace (· → ↵)", value=True, key=state.SHOW_WHITESPACE, bind=BIND)
+    show_ids = c[2].toggle("Show ids", value=True, key=state.SHOW_IDS, bind=BIND)
+    allow = c[3].toggle(
+        "Special tokens",  # "Recognise special tokens" was cut to "Recognise special t…" at 1280 px
+        value=False,
+        key=state.ALLOW_SPECIAL,
+        help="Recognise special tokens in the text? Off: text that looks like a special token is encoded as "
+        "ordinary text, as tiktoken's encode_ordinary does (tiktoken's encode refuses such text by default). On: "
+        "each special token becomes its one id, as "
+        "tiktoken's encode with allowed_special='all' and Hugging Face's added tokens do.",
         bind=BIND,
     )
-    st.caption(ORDER_NOTE.format(f"This table forms {differ:,} token(s) by more than one rule." if differ else ""))
-show_ws = c[1].toggle("Show whitespace (· → ↵)", value=True, key=state.SHOW_WHITESPACE, bind=BIND)
-show_ids = c[2].toggle("Show ids", value=True, key=state.SHOW_IDS, bind=BIND)
-allow = c[3].toggle(
-    "Special tokens",  # "Recognise special tokens" was cut to "Recognise special t…" at 1280 px
-    value=False,
-    key=state.ALLOW_SPECIAL,
-    help="Recognise special tokens in the text? Off: text that looks like a special token is encoded as "
-    "ordinary text, as tiktoken's encode_ordinary does (tiktoken's encode refuses such text by default). On: "
-    "each special token becomes its one id, as "
-    "tiktoken's encode with allowed_special='all' and Hugging Face's added tokens do.",
-    bind=BIND,
-)
-fallback = tokenizer.fallback
-if tokenizer.unit == "char":
-    fallbacks = list(FALLBACKS)
-    fallback = st.radio(
-        "Characters outside the alphabet",
-        fallbacks,
-        index=fallbacks.index(tokenizer.fallback),
-        key=state.ENCODE_FALLBACK,
-        horizontal=True,
-        help="What a char-level tokenizer does with a character training never saw. "
-        + " ".join(f"{name}: {what}" for name, what in FALLBACKS.items()),
-        bind=BIND,
-    )
-    if fallback != tokenizer.fallback:
-        st.caption(f"This tokenizer's own fallback is {tokenizer.fallback}; encoding with {fallback} instead.")
+    fallback = tokenizer.fallback
+    if tokenizer.unit == "char":
+        fallbacks = list(FALLBACKS)
+        fallback = st.radio(
+            "Characters outside the alphabet",
+            fallbacks,
+            index=fallbacks.index(tokenizer.fallback),
+            key=state.ENCODE_FALLBACK,
+            horizontal=True,
+            help="What a char-level tokenizer does with a character training never saw. "
+            + " ".join(f"{name}: {what}" for name, what in FALLBACKS.items()),
+            bind=BIND,
+        )
+        if fallback != tokenizer.fallback:
+            st.caption(f"This tokenizer's own fallback is {tokenizer.fallback}; encoding with {fallback} instead.")
 
 try:
     enc = session_encoded(tokenizer, source, text, order, allow, fallback, MAX_DRAWN)
@@ -143,10 +167,35 @@ except BPEError as exc:
     st.stop()
 ids = enc.trace.ids
 
-st.html(tokens_row(enc.views, show_whitespace=show_ws, show_ids=show_ids))
+
+def plain_tokens() -> None:
+    st.html(tokens_row(enc.views, show_whitespace=show_ws, show_ids=show_ids))
+    if note := left_out(MAX_DRAWN, len(ids), "tokens"):
+        st.caption(f"Showing {note}.")
+
+
+def dropout_section() -> tuple[DropoutChoice, list[DropoutSample]]:
+    """The BPE-dropout heading, controls and samples; folded, with the plain tokens as the first row."""
+    drop = dropout_controls(BIND)
+    if folded:
+        no_dropout_label(choice, len(ids))
+        plain_tokens()
+    samples = []
+    if drop.on:
+        try:
+            limit = MAX_DRAWN // drop.count
+            samples = dropout_samples(tokenizer, source, text, order, allow, fallback, *drop.settings, limit)
+        except BPEError as exc:
+            st.error(f"Cannot sample with dropout: {plain(exc)}")
+        sample_rows(samples, len(ids), show_ws, show_ids)
+    return drop, samples
+
+
+if folded:
+    drop, samples = dropout_section()
+else:
+    plain_tokens()
 picked = clicked_piece(state.TOKEN_PICKER)
-if note := left_out(MAX_DRAWN, len(ids), "tokens"):
-    st.caption(f"Showing {note}.")
 st.caption(
     "Dashed red: a character the training alphabet lacked (kept as its own symbol, <unk>, or <0xNN> bytes); "
     "an id with * is temporary (see below). Dotted purple: bytes that cut a UTF-8 character. "
@@ -177,15 +226,8 @@ if len(enc.differences):
     st.info(f"The two merge orders cut {len(enc.differences)} word(s) differently:")
     st.dataframe(enc.differences, hide_index=True)
 
-drop = dropout_controls(BIND)
-samples = []
-if drop.on:
-    try:
-        limit = MAX_DRAWN // drop.count
-        samples = dropout_samples(tokenizer, source, text, order, allow, fallback, *drop.settings, limit)
-    except BPEError as exc:
-        st.error(f"Cannot sample with dropout: {plain(exc)}")
-    sample_rows(samples, len(ids), show_ws, show_ids)
+if not folded:
+    drop, samples = dropout_section()
 
 st.subheader("Rule by rule")
 pieces = [p for p in enc.trace.pieces if not p.special]

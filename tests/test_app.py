@@ -266,8 +266,8 @@ def test_encode_text_and_orders(at):
     assert not any("merge orders cut" in i.value for i in at.info)
     labels = at.selectbox(key=state.ENCODE_PIECE).options
     assert labels == [
-        f"#0 'the' → {len(tok.tokenize('the'))} token",
-        f"#1 'lowest' → {len(tok.tokenize('lowest'))} tokens",
+        f"#1 'the' → {len(tok.tokenize('the'))} token",  # numbered from 1 on screen (trial A item 16)
+        f"#2 'lowest' → {len(tok.tokenize('lowest'))} tokens",
     ]
     steps = frame_with(at, "step", "rank", "after")
     assert steps["rank"].tolist() == sorted(steps["rank"])  # the rules fired lowest rank first
@@ -300,7 +300,7 @@ def test_encode_fallback_choice_for_char_tokenizers(at):
     assert at.radio(key=state.ENCODE_FALLBACK).value == "keep"
     at.text_area(key=state.ENCODE_TEXT).set_value("tea ☕").run()  # ☕ is not in the Shakespeare alphabet
     assert token_texts(at)[0][-2:] == ["☕", ""]  # kept as its own symbol, then the end-of-word marker
-    at.selectbox(key=state.ENCODE_PIECE).set_value("#1 '☕' → 2 tokens").run()
+    at.selectbox(key=state.ENCODE_PIECE).set_value("#2 '☕' → 2 tokens").run()
     assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "kept", "☕"]]
     vocab = len(default_result().tokenizer.table)  # ☕ gets the first id past the vocabulary
     assert f"<small>{vocab}*</small>" in at.get("html")[0].proto.body

@@ -7,6 +7,8 @@ player for that one long pre-token.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -108,3 +110,120 @@ def test_a_dropout_link_opens_with_its_samples_and_bad_values_are_ignored():
     assert not at.exception
     assert any("ignored" in w.value for w in at.warning)
     assert at.toggle(key=state.ENCODE_DROPOUT).value is True
+
+
+def skipped_in(text: str) -> int:
+    """The count in "... 3 merges skipped ..." (a sample row or a pre-token's caption)."""
+    return int(re.search(r"([\d,]+) merges? skipped", text).group(1).replace(",", ""))
+
+
+def sample_counts(at: AppTest) -> list[int]:
+    """Each sample row's count of skipped merges, sample 1 first."""
+    return [skipped_in(m.value) for m in at.markdown if m.value.startswith("**Sample ")]
+
+
+def piece_counts(at: AppTest) -> list[int]:
+    """The shown pre-token's count of skipped merges in each sample (the side-by-side captions, no dropout left out)."""
+    return [skipped_in(c) for c in captions(at) if re.match(r"sample \d+: ", c)]
+
+
+def test_a_sample_row_counts_the_skipped_merges_its_pre_tokens_show():
+    """Trial A item 2: p = 30 %, seed 7, 'lowering unbelievable': sample 2's row said 3 merges skipped, the
+    pre-token 'lowering' alone 4 (the row left out the merges skipped at each pre-token's last attempt)."""
+    from .test_app import opened_link
+
+    params = {
+        state.ENCODE_TEXT: "lowering unbelievable",
+        state.ENCODE_DROPOUT: "true",
+        state.ENCODE_DROPOUT_PERCENT: "30",
+        state.ENCODE_DROPOUT_SAMPLES: "3",
+        state.ENCODE_DROPOUT_SEED: "7",
+    }
+    at = opened_link(params, "pages/encode.py")
+    rows = sample_counts(at)
+    per_piece = []
+    for label in at.selectbox(key=state.ENCODE_PIECE).options:
+        at.selectbox(key=state.ENCODE_PIECE).set_value(label).run()
+        assert not at.exception, at.exception
+        per_piece.append(piece_counts(at))
+    assert len(rows) == 3 and len(per_piece) == 2
+    assert rows == [sum(counts) for counts in zip(*per_piece)]
+    assert per_piece[0][1] == 4  # 'lowering' in sample 2, as the trial read it
+
+
+def test_at_p_one_every_sample_row_counts_the_merges_skipped_at_the_end():
+    """Trial A item 2: at p = 100 % nothing merges, every skip is at the last attempt; the rows said 0."""
+    from .test_app import default_result, opened_link
+
+    params = {state.ENCODE_DROPOUT: "true", state.ENCODE_DROPOUT_PERCENT: "100", state.ENCODE_DROPOUT_SAMPLES: "2"}
+    at = opened_link(params, "pages/encode.py")
+    text = at.text_area(key=state.ENCODE_TEXT).value
+    trace = default_result().tokenizer.encode_with_trace(text, dropout=1.0, seed=0)
+    assert trace.skipped_merges > 0
+    assert sample_counts(at) == [trace.skipped_merges] * 2
+    first = next(p for p in trace.pieces if not p.special)
+    assert piece_counts(at) == [first.skipped_merges] * 2
+
+
+DROPOUT_LINK = {state.ENCODE_DROPOUT: "true", state.ENCODE_DROPOUT_PERCENT: "30", state.ENCODE_DROPOUT_SAMPLES: "3"}
+
+
+def drawn(at: AppTest) -> list[tuple[str, str]]:
+    """The page's elements in the order they are drawn: ``(type, label or value)``, containers' children in place."""
+    out: list[tuple[str, str]] = []
+
+    def walk(node) -> None:
+        for child in getattr(node, "children", {}).values():
+            out.append((child.type, str(getattr(child, "label", None) or getattr(child, "value", ""))))
+            walk(child)
+
+    walk(at.main)
+    return out
+
+
+def first(items: list[tuple[str, str]], kind: str, start: str) -> int:
+    return next(i for i, (t, v) in enumerate(items) if t == kind and v.startswith(start))
+
+
+def test_presentation_mode_with_dropout_puts_the_samples_first():
+    """Trial A item 4: a dropout link in presentation mode drew its samples 1,277 px down, off the first screen.
+    The inputs fold away and the samples follow the dropout controls, the plain tokens first, before the plain
+    encoding's details."""
+    from .test_app import opened_link
+
+    at = opened_link({**DROPOUT_LINK, state.PRESENT: "true"}, "pages/encode.py")
+    fold = next(e for e in at.expander if e.label == "Tokenizer, text and settings")
+    assert fold.proto.expanded is False  # folded: the samples get the screen
+    assert fold.text_area(key=state.ENCODE_TEXT).value.startswith("Hello")
+    assert fold.radio(key=state.ENCODE_TOKENIZER).value == "Trained here"
+    order = drawn(at)
+    heading = first(order, "subheader", "BPE-dropout")
+    plain_row = first(order, "markdown", "**No dropout** (Trained here): 44 tokens")
+    samples = [first(order, "markdown", f"**Sample {k}**") for k in (1, 2, 3)]
+    assert heading < plain_row < samples[0] < samples[1] < samples[2] < first(order, "metric", "characters")
+    assert order[plain_row + 1][0] == "html" and "bpe-row" in order[plain_row + 1][1]  # the plain tokens' row
+    assert first(order, "subheader", "Rule by rule") > samples[2]
+    # the fold keeps what is typed, and the samples follow the text
+    fold.text_area(key=state.ENCODE_TEXT).set_value("lowering unbelievable").run()
+    assert not at.exception, at.exception
+    assert any(m.value.startswith("**No dropout** (Trained here): 12 tokens") for m in at.markdown)
+    # what the inputs ask for is said outside the fold
+    at.radio(key=state.ENCODE_TOKENIZER).set_value("Uploaded file").run()
+    assert not at.exception, at.exception
+    assert any("under “Tokenizer, text and settings”" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("params", [DROPOUT_LINK, {state.PRESENT: "true"}], ids=["dropout", "presentation"])
+def test_the_page_keeps_its_layout_without_presentation_mode_or_without_dropout(params):
+    """Only presentation mode with dropout folds the inputs: otherwise the plain tokens come first, then their
+    details, then the dropout section."""
+    from .test_app import opened_link
+
+    at = opened_link(params, "pages/encode.py")
+    assert "Tokenizer, text and settings" not in [e.label for e in at.expander]
+    order = drawn(at)
+    assert first(order, "text_area", "Text to encode") < first(order, "metric", "characters")
+    assert first(order, "metric", "characters") < first(order, "subheader", "BPE-dropout")
+    assert not any(v.startswith("**No dropout**") for _t, v in order)
+    if at.toggle(key=state.ENCODE_DROPOUT).value:
+        assert first(order, "subheader", "BPE-dropout") < first(order, "markdown", "**Sample 1**")

@@ -1,4 +1,5 @@
-"""In Chromium: right-to-left tokens keep the heading's order, and a click on a token chooses its pre-token.
+"""In Chromium: right-to-left tokens keep the heading's order, a click on a token chooses its pre-token, and a
+dropout link in presentation mode shows its samples on the first 1280x720 screen.
 
 Uses the browser fixtures of :mod:`tests.test_browser` (its own app server for this module).
 """
@@ -11,8 +12,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from .app_server import WAIT_MS
-from .test_browser import _heading, _shot, app_url, browser, page  # noqa: F401  (pytest fixtures)
+from .app_server import LONG_TASKS, WAIT_MS, settle
+from .test_browser import ARTIFACTS, _heading, _shot, app_url, browser, page  # noqa: F401  (pytest fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -74,8 +75,32 @@ def test_clicking_a_token_chooses_its_pre_token(page, app_url):  # noqa: F811
     token.wait_for()
     page.wait_for_function("document.body.dataset.bpeTokenPicker === 'on'")
     token.click()
-    page.wait_for_function("location.search.includes('encode_piece=%232')")
+    page.wait_for_function("location.search.includes('encode_piece=%233')")  # index 2, the third: #3 on screen
     picker = page.get_by_role("combobox", name=re.compile(r"^Pre-token \(or click"))
-    expect(picker).to_have_value(re.compile(r"^#2 'newer' → "), timeout=WAIT_MS)
+    expect(picker).to_have_value(re.compile(r"^#3 'newer' → "), timeout=WAIT_MS)
     page.get_by_text(re.compile(r"^Next: rank \d+ joins")).first.wait_for()
     _shot(page, "encode-token-click")
+
+
+def test_presentation_mode_shows_the_dropout_samples_on_the_first_screen(browser, app_url):  # noqa: F811
+    """Trial A item 4: at 1280x720 a dropout link in presentation mode put Sample 1 at y = 1,277 px. Now the
+    dropout controls, the plain tokens and Sample 1 (its label and its whole row of tokens) are on the first
+    screen, the page not scrolled."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context.add_init_script(LONG_TASKS)
+    pg = context.new_page()
+    pg.goto(f"{app_url}/encode?encode_dropout=true&encode_dropout_p=30&encode_dropout_k=3&present=true")
+    label = pg.get_by_text(re.compile(r"^Sample 1 \(seed 0\): \d+ tokens"))
+    label.wait_for()
+    rows = pg.locator(".bpe-row")
+    rows.nth(3).wait_for()  # the plain tokens and three samples, first in the page
+    settle(pg)
+    assert pg.get_by_test_id("stMain").evaluate("e => e.scrollTop") == 0
+    for what in (pg.get_by_text("p: chance of skipping each merge (%)"), pg.get_by_text("No dropout (Trained here)")):
+        box = what.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720
+    top, row = label.bounding_box(), rows.nth(1).bounding_box()  # rows: the plain tokens, then sample 1
+    assert top is not None and row is not None
+    assert top["y"] < row["y"] and row["y"] + row["height"] <= 720, (top, row)
+    pg.screenshot(path=str(ARTIFACTS / "presentation-encode-dropout-1280x720.png"))
+    context.close()

@@ -111,7 +111,8 @@ def test_hand_worked_newest(textbook):
     draws = [0.05, 0.9, 0.7, 0.2, 0.3]
     ids = textbook.encode("newest", dropout=0.5, seed=Scripted(draws))
     assert [textbook.id_to_token(i) for i in ids] == ["ne", "w", "es", "t", "</w>"]
-    piece = textbook.encode_with_trace("newest", dropout=0.5, seed=Scripted(draws)).pieces[0]
+    trace = textbook.encode_with_trace("newest", dropout=0.5, seed=Scripted(draws))
+    piece = trace.pieces[0]
     assert [(s.rank, s.pair, s.positions) for s in piece.steps] == [(5, ("n", "e"), (0,)), (0, ("e", "s"), (2,))]
     assert [(d.rank, d.pair, d.positions) for d in piece.steps[0].dropped] == [(0, ("e", "s"), (3,))]
     assert piece.steps[1].dropped == ()
@@ -120,6 +121,19 @@ def test_hand_worked_newest(textbook):
         (6, ("ne", "w"), "new", (0,)),
     ]
     assert {(b.rank, b.kind) for b in piece.blocked} == {(1, "dropped"), (6, "dropped")}
+    # three draws said skip: e s at step 1, and es t and ne w at the last attempt (which a count over the
+    # steps alone would leave out)
+    assert piece.skipped_merges == trace.skipped_merges == 3
+
+
+def test_skipped_merges_of_a_text_add_up_its_pre_tokens(textbook):
+    """The whole text's count is its pre-tokens' sum; p = 0 skips none, p = 1 skips every candidate at the end."""
+    assert textbook.encode_with_trace(TEXT).skipped_merges == 0
+    trace = textbook.encode_with_trace(TEXT, dropout=1.0, seed=0)
+    assert trace.skipped_merges == sum(p.skipped_merges for p in trace.pieces) > 0
+    # newest </w>: the candidates are e s (rank 0) and n e (rank 5), nothing merges, both are skipped at the end
+    newest = next(p for p in trace.pieces if p.text.strip() == "newest")
+    assert (newest.steps, newest.skipped_merges) == ((), 2)
 
 
 def test_pair_semantics_merge_every_kept_site_of_a_rule_at_once():
@@ -174,7 +188,6 @@ def test_skipped_merges_per_step_follow_p():
     for s in range(400):
         piece = tok.encode_with_trace("ab" * 10, dropout=0.25, seed=s).pieces[0]
         kept += sum(len(step.positions) for step in piece.steps)
-        skipped += sum(len(d.positions) for step in piece.steps for d in step.dropped)
-        skipped += sum(len(d.positions) for d in piece.dropped_at_end)
+        skipped += piece.skipped_merges
     share = skipped / (skipped + kept)
     assert math.isclose(share, 0.25, abs_tol=0.03), share

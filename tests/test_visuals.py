@@ -360,6 +360,9 @@ def test_with_pieces_numbers_ordinary_pre_tokens():
     assert owners[-1] == 1 and None in owners and owners[0] == 0
     html = body(tokens_row(views))
     assert 'data-piece="0"' in html and 'data-piece="1"' in html and html.count("data-piece") == len(views) - 1
+    # the attribute keeps the 0-based index, the hover text numbers pre-tokens from 1 (trial A item 16)
+    assert "click: pre-token #1 rule by rule" in html and "click: pre-token #2 rule by rule" in html
+    assert "pre-token #0" not in html
 
 
 def test_pre_token_noun_in_the_summary(low):

@@ -280,7 +280,7 @@ def test_rule_blocked_and_fallback_frames():
     assert blocked[["rank", "left", "right", "between"]].values.tolist() == [[1, "ug", "</w>", "s"]]
     fb = fallbacks_frame(piece)
     assert fb[["char", "kind", "bytes", "tokens"]].values.tolist() == [["s", "kept", "73", "s"]]
-    assert piece_label(0, piece) == "#0 'hugs' → 4 tokens"
+    assert piece_label(0, piece) == "#1 'hugs' → 4 tokens"  # index 0, numbered from 1 on screen
 
 
 def test_order_differences_frame():

@@ -17,6 +17,7 @@ from ui import state
 from ui.cache import DropoutSample
 from ui.links import MAX_DROPOUT_SAMPLES, MAX_DROPOUT_SEED
 from viz.encode_views import piece_views
+from viz.markdown import plain
 from viz.tokens import tokens_row
 
 NO_DROPOUT = "no dropout"
@@ -52,6 +53,14 @@ class DropoutChoice:
         return self.dropout, self.seed, self.count
 
 
+def dropout_requested() -> bool:
+    """Whether the Dropout toggle is on in this run, read before it is drawn, so that the page can lay itself out
+    around the samples: its value from the last run, or on a link's first run the link's ``encode_dropout``."""
+    if state.ENCODE_DROPOUT in st.session_state:
+        return bool(st.session_state[state.ENCODE_DROPOUT])
+    return st.query_params.get(state.ENCODE_DROPOUT, "").lower() == "true"
+
+
 def dropout_controls(bind: str) -> DropoutChoice:
     """The section's heading, note and controls (bound to the URL through ``bind``)."""
     st.subheader("BPE-dropout: other segmentations of the same text")
@@ -75,14 +84,19 @@ def dropout_controls(bind: str) -> DropoutChoice:
     return DropoutChoice(bool(on), percent / 100, int(count), int(seed))
 
 
+def no_dropout_label(tokenizer: str, tokens: int) -> None:
+    """The label of the plain encoding's tokens when they are drawn as the first of the sample rows
+    (``tokenizer``: the tokenizer's name as the page's choice says it)."""
+    st.markdown(f"**No dropout** ({plain(tokenizer)}): {tokens:,} tokens")
+
+
 def sample_rows(samples: Sequence[DropoutSample], plain_tokens: int, show_ws: bool, show_ids: bool) -> None:
     """Each sample's tokens, one row per sample, with its seed and its token count against the plain encoding."""
     for k, sample in enumerate(samples, start=1):
         n = len(sample.trace.ids)
-        skipped = sum(len(d.positions) for p in sample.trace.pieces for s in p.steps for d in s.dropped)
         st.markdown(
             f"**Sample {k}** (seed {sample.seed:,}): {n:,} tokens, {n - plain_tokens:+,} against no dropout; "
-            f"{skipped:,} merges skipped along the way"
+            f"{_skipped(sample.trace.skipped_merges)} along the way"
         )
         st.html(tokens_row(sample.views, show_whitespace=show_ws, show_ids=show_ids))
         if len(sample.views) < n:
@@ -99,11 +113,12 @@ def sample_pieces(samples: Sequence[DropoutSample], index: int, plain: PieceTrac
     chosen = st.radio("Play", choices, key=state.ENCODE_DROPOUT_PLAY, horizontal=True, bind=bind)
     pieces = [plain] + [[p for p in s.trace.pieces if not p.special][index] for s in samples]
     for col, name, piece in zip(st.columns(len(pieces)), choices, pieces):
-        skipped = sum(len(d.positions) for s in piece.steps for d in s.dropped) + sum(
-            len(d.positions) for d in piece.dropped_at_end
-        )
         n = len(piece.ids)
-        tokens = f"{n:,} token{'s' if n != 1 else ''}"
-        col.caption(f"{name}: {tokens}, {skipped:,} merge{'s' if skipped != 1 else ''} skipped")
+        col.caption(f"{name}: {n:,} token{'s' if n != 1 else ''}, {_skipped(piece.skipped_merges)}")
         col.html(tokens_row(piece_views(piece)[:limit], show_ids=False))
     return pieces[choices.index(chosen) if chosen in choices else 0]
+
+
+def _skipped(count: int) -> str:
+    """``"3 merges skipped"``: a count of :attr:`bpe_core.PieceTrace.skipped_merges` in words."""
+    return f"{count:,} merge{'s' if count != 1 else ''} skipped"

@@ -59,7 +59,7 @@ PRESENT_CSS = """
 [data-testid="stLayoutWrapper"]:has(>[class*="st-key-player-controls"]){position:sticky;top:0;z-index:50;
 background:#fff;padding-top:0.4rem;box-shadow:0 6px 6px -6px rgba(15,23,42,.25)}
 [data-testid="stMainBlockContainer"] h2{font-size:1.6rem;padding:0.15rem 0}
-.st-key-lesson{margin-top:1rem}
+.st-key-lesson,.st-key-encode_inputs{margin-top:1rem}
 .st-key-lesson button{min-height:2rem;padding:0.1rem 0.6rem}
 .st-key-lesson [data-testid="stMarkdownContainer"] p{font-size:1rem}
 [class*="st-key-lesson"] [data-testid="stWidgetLabel"]{min-height:0;margin-bottom:0.1rem}
@@ -73,7 +73,8 @@ container whose key starts with ``player-controls``; the wrapper Streamlit puts 
 top of the scrolling page with an opaque background, so no text shows above or through it). On the
 Lessons page (widget keys start with ``lesson``) the lesson's header, pills and input boxes are compact,
 so each lesson's point is on the first 1280x720 screen; the pills keep 1rem from the page title (its
-Markdown block's -1rem bottom margin, meant for a paragraph, would pull them over it)."""
+Markdown block's -1rem bottom margin, meant for a paragraph, would pull them over it); so does the fold that holds
+the Encode page's inputs while dropout is on (:data:`ui.state.ENCODE_INPUTS`)."""
 
 
 def presenting() -> bool:

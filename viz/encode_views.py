@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 
 from bpe_core import BlockedRule, DroppedMerge, EncodeTrace, Fallback, OrderDifference, PieceTrace, Tokenizer
-from viz.tokens import TokenView, describe_bytes, isolate_words, visible
+from viz.tokens import TokenView, describe_bytes, isolate_words, piece_number, visible
 
 Show = Callable[[str], str]
 
@@ -105,10 +105,14 @@ def encode_stats(text: str, ids: list[int]) -> dict[str, float]:
 
 
 def piece_label(index: int, piece: PieceTrace) -> str:
-    """A short label for a pre-token in a picker: ``#3 '·learning' → 2 tokens`` (whitespace made visible)."""
+    """A short label for a pre-token in a picker: ``#4 '·learning' → 2 tokens`` (whitespace made visible).
+
+    ``index`` is the pre-token's 0-based index among the ordinary pre-tokens (as the page keeps it); the label
+    numbers pre-tokens from 1, as people count them (:func:`viz.tokens.piece_number`).
+    """
     text = visible(piece.text if len(piece.text) <= 30 else piece.text[:30] + "…")
     n = len(piece.ids)
-    return f"#{index} {text!r} → {n} token{'s' if n != 1 else ''}"
+    return f"{piece_number(index)} {text!r} → {n} token{'s' if n != 1 else ''}"
 
 
 STATES_SHOWN = 512

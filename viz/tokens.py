@@ -379,6 +379,15 @@ def color_index(view: TokenView) -> int:
     return view.token_id if view.token_id is not None else zlib.crc32(view.raw.encode("utf-8", "surrogatepass"))
 
 
+def piece_number(index: int) -> str:
+    """How a pre-token is numbered on screen, from 1 as people count: ``#1`` for the 0-based ``index`` 0.
+
+    The engine's traces, the page and a token box's ``data-piece`` attribute keep 0-based indices; only the
+    text people read says ``#1``.
+    """
+    return f"#{index + 1}"
+
+
 def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, show_id: bool = True) -> str:
     """Escaped HTML for one token box (text on top, id underneath)."""
     classes = ["bpe-tok"]
@@ -405,7 +414,7 @@ def token_box(view: TokenView, color_index: int, show_whitespace: bool = True, s
     if view.temporary:
         title += ": a temporary id past the vocabulary, numbered in the order this text met new characters"
     if view.piece is not None:
-        title += f" (click: pre-token #{view.piece} rule by rule)"
+        title += f" (click: pre-token {piece_number(view.piece)} rule by rule)"
     star = "*" if view.temporary else ""
     under = f"<small>{view.token_id}{star}</small>" if show_id and view.token_id is not None else ""
     piece = f' data-piece="{int(view.piece)}"' if view.piece is not None else ""

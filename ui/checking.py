@@ -22,6 +22,7 @@ from ui.corpus import MAX_PASTE_CHARS, CorpusChoice
 from ui.links import CHECK_MAX_CORPUS_CHARS
 from ui.provenance import open_train_at
 from ui.settings import TrainSettings
+from viz.checking import COUNT_TEXT_COLUMNS
 
 KINDS = ("Detect", "Word counts", "Text")
 """How the corpus box is read: detected, word counts (``low 5``, ``5 l o w _`` ...), or running text."""
@@ -52,6 +53,9 @@ NOTATION_LABELS: dict[str, Notation | None] = {
     "@@ continuation (subword-nmt)": Notation("@@", "attached"),
 }
 """The marker box's choices: detect it, none (the pre-tokenizer's own notation), or one of the markers books use."""
+VERDICT_COLUMNS = {name: st.column_config.TextColumn(alignment="right") for name in COUNT_TEXT_COLUMNS}
+"""The verdict table's count columns that may be blank are text (:func:`viz.checking.verdict_frame`): aligned
+as numbers."""
 
 
 @dataclass(frozen=True)

@@ -113,20 +113,22 @@ class Notation:
         return " ".join([*chars, self.marker])
 
     def describe(self, word: str = "low", quote: Callable[[str], str] = str) -> str:
-        """``_ as the end-of-word marker attached to the word as a symbol of its own (l o w _)``.
+        """How the example writes word boundaries, in the words of :meth:`label` (``separate``, ``attached``):
+        ``_ as a separate end-of-word marker, a symbol of its own after each word (l o w _)``, or
+        ``_ as an attached end-of-word marker, glued to each word's last character (l o w_)``.
 
         ``word`` is the example spelled in brackets; ``quote`` wraps the marker and that example
         (a code span, on a page)."""
         m, example = quote(self.marker), f"({quote(self.spelled(word))})"
         if self.marker == "Ġ":
-            return f"{m} (the space before a word, as GPT-2 prints it) as a symbol of its own {example}"
+            return f"{m} (the space before a word, as GPT-2 prints it), a symbol of its own before each word {example}"
         if self.place == "start":
-            return f"{m} as the start-of-word marker, a symbol of its own before the word {example}"
+            return f"{m} as the start-of-word marker, a symbol of its own before each word {example}"
         if self.place == "continuation":
             return f"{m} after every token that the next one continues {example}"
         if self.glued:
-            return f"{m} as the end-of-word marker glued to the word's last character {example}"
-        return f"{m} as the end-of-word marker attached to the word as a symbol of its own {example}"
+            return f"{m} as an attached end-of-word marker, glued to each word's last character {example}"
+        return f"{m} as a separate end-of-word marker, a symbol of its own after each word {example}"
 
     def label(self) -> str:
         """A short name: ``_ separate``, ``_ attached``, ``▁ at the start``, ``@@ continuation``."""
@@ -207,15 +209,18 @@ class WordCounts:
     notation: Notation | None = None
 
     def describe(self) -> str:
-        """``5 words with counts, spelled with spaces, _ at the end (18 in all)``."""
+        """``5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)`` (or
+        ``attached to the last character``: the words of :meth:`Notation.label`)."""
         parts = [f"{len(self.counts):,} word{'s' if len(self.counts) != 1 else ''} with counts"]
         if self.spelled:
             parts.append("spelled with spaces")
         n = self.notation
         if n is not None:
             where = {"end": "at the end", "start": "at the start", "continuation": "on every token but the last"}
-            glued = " glued to the last character" if n.place == "end" and n.glued else ""
-            parts.append(f"{n.marker} {where[n.place]}{glued}")
+            placed = ""
+            if n.place == "end":
+                placed = " attached to the last character" if n.glued else " as a separate symbol"
+            parts.append(f"{n.marker} {where[n.place]}{placed}")
         return ", ".join(parts) + f" ({sum(self.counts.values()):,} in all)"
 
 

@@ -13,8 +13,8 @@ from .test_app_provenance import CHECK, errors, page
 JM_CORPUS = "low 5\nlowest 2\nnewer 6\nwider 3\nnew 2"
 JM_CLAIM = "e r\ner _\nn e\nne w\nl o\nlo w\nnew er_\nlow _"
 JM_HOLDS = (
-    "All 8 claimed merges hold under first_seen, with `_` as the end-of-word marker attached to the word "
-    "as a symbol of its own (`l o w _`)."
+    "All 8 claimed merges hold under first_seen, with `_` as a separate end-of-word marker, a symbol of its own "
+    "after each word (`l o w _`)."
 )
 
 
@@ -36,7 +36,9 @@ def test_check_page_answers_on_a_60000_character_run_of_dashes():
     at.text_area(key=state.CHECK_CORPUS).set_value("-" * 60_000).run()
     at.text_area(key=state.CHECK_CLAIM).set_value("- -\n-- --\n---- ----").run()
     assert not at.exception and not errors(at)
-    assert successes(at)[0].startswith("All 3 claimed merges hold under first_seen, with `</w>` as the end-of-word")
+    assert successes(at)[0].startswith(
+        "All 3 claimed merges hold under first_seen, with `</w>` as a separate end-of-word"
+    )
     assert "Read as running text (60,000 characters)." in captions(at)
     found = at.dataframe[2].value
     assert len(found) == 48  # every pre-tokenizer keeps the run as one piece; no pair ever ties
@@ -48,7 +50,9 @@ def test_jurafsky_and_martin_in_their_own_notation_holds_under_first_seen():
     assert not errors(at)
     assert successes(at) == [JM_HOLDS]
     assert "Read as 5 words with counts (18 in all)." in captions(at)
-    assert any(c.startswith("Marker found in the claimed merges: `_` as the end-of-word marker") for c in captions(at))
+    assert any(
+        c.startswith("Marker found in the claimed merges: `_` as a separate end-of-word marker") for c in captions(at)
+    )
     verdict = at.dataframe[0].value
     assert verdict["true merge"].tolist() == [
         "e + r",
@@ -81,7 +85,7 @@ def test_jurafsky_and_martin_in_every_layout(corpus):
     at = jurafsky(corpus)
     assert successes(at) == [JM_HOLDS]
     spelled = "_" in corpus
-    said = "Read as 5 words with counts, spelled with spaces, _ at the end (18 in all)."
+    said = "Read as 5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)."
     assert (said if spelled else "Read as 5 words with counts (18 in all).") in captions(at)
     if spelled:
         assert any(c.startswith("Marker spelled in the corpus: `_`") for c in captions(at))
@@ -90,7 +94,9 @@ def test_jurafsky_and_martin_in_every_layout(corpus):
 def test_the_spelled_corpus_alone_sets_the_marker():
     """``5 l o w _`` with merges printed with </w> would be read with _: the corpus's marker comes first."""
     at = jurafsky("5 l o w _\n2 l o w e s t _\n6 n e w e r _\n3 w i d e r _\n2 n e w _", "e r")
-    assert successes(at)[0].startswith("The claimed merge holds under first_seen, with `_` as the end-of-word marker")
+    assert successes(at)[0].startswith(
+        "The claimed merge holds under first_seen, with `_` as a separate end-of-word marker"
+    )
 
 
 def test_the_matching_setting_opens_train_on_the_same_merges():

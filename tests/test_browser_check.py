@@ -18,9 +18,9 @@ JM_CLAIM = "e r\ner _\nn e\nne w\nl o\nlo w\nnew er_\nlow _"
 def test_a_link_in_the_books_notation_holds_and_typing_goes_into_the_url(page, app_url):  # noqa: F811
     page.goto(app_url + "/check?" + urlencode({"check_corpus": JM_CORPUS, "check_claim": JM_CLAIM}))
     _wait_text(
-        page, "All 8 claimed merges hold under first_seen, with _ as the end-of-word marker attached to the word"
+        page, "All 8 claimed merges hold under first_seen, with _ as a separate end-of-word marker, a symbol of its own"
     )
-    _wait_text(page, "Read as 5 words with counts, spelled with spaces, _ at the end (18 in all).")
+    _wait_text(page, "Read as 5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all).")
     claim = page.get_by_label("Claimed merges", exact=False)
     claim.fill("e r\ner _")
     claim.press("Control+Enter")

@@ -24,7 +24,7 @@ JM = {"low": 5, "lowest": 2, "newer": 6, "wider": 3, "new": 2}
 """Jurafsky & Martin, Speech and Language Processing (3rd ed.), ch. 2: the corpus of their BPE example."""
 JM_CLAIM = [("e", "r"), ("er", "_"), ("n", "e"), ("ne", "w"), ("l", "o"), ("lo", "w"), ("new", "er_"), ("low", "_")]
 """Their eight merges, with _ as the end-of-word marker."""
-JM_SENTENCE = "first_seen, with _ as the end-of-word marker attached to the word as a symbol of its own (l o w _)"
+JM_SENTENCE = "first_seen, with _ as a separate end-of-word marker, a symbol of its own after each word (l o w _)"
 
 # ----------------------------------------------------------------- Jurafsky & Martin
 
@@ -70,12 +70,12 @@ def test_jurafsky_and_martin_encoding_in_their_notation():
         (
             "5 l o w _\n2 l o w e s t _\n6 n e w e r _\n3 w i d e r _\n2 n e w _",
             "5 l o w _",
-            "5 words with counts, spelled with spaces, _ at the end (18 in all)",
+            "5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)",
         ),
         (
             "l o w _ 5\nl o w e s t _ 2\nn e w e r _ 6\nw i d e r _ 3\nn e w _ 2",
             "l o w _ 5",
-            "5 words with counts, spelled with spaces, _ at the end (18 in all)",
+            "5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)",
         ),
         (
             "[('low', 5), ('lowest', 2),\n ('newer', 6), (\"wider\", 3), ('new', 2)]",
@@ -93,11 +93,30 @@ def test_corpus_layouts_as_books_print_them(text, layout, said):
     assert read.notation == (Notation("_") if "_" in text else None)
 
 
+@pytest.mark.parametrize("marker", ["_", "</w>"])
+def test_sentences_name_an_end_markers_placement_as_the_marker_box_does(marker):
+    """One vocabulary (trial A, item 9): the verdict and the corpus caption say ``separate`` or ``attached`` as
+    the Marker box and the settings table (:meth:`Notation.label`) do, never the other placement's word."""
+    for placement, other in (("separate", "attached"), ("attached", "separate")):
+        notation = Notation(marker, placement)
+        assert notation.label() == f"{marker} {placement}"
+        said = notation.describe()
+        assert placement in said and other not in said
+        counts = read_word_counts(f"5 {notation.spelled('low')}").describe()
+        assert placement in counts and other not in counts
+    assert Notation(marker).describe() == (
+        f"{marker} as a separate end-of-word marker, a symbol of its own after each word (l o w {marker})"
+    )
+    assert Notation(marker, "attached").describe() == (
+        f"{marker} as an attached end-of-word marker, glued to each word's last character (l o w{marker})"
+    )
+
+
 def test_spelled_layouts_carry_their_marker_and_placement():
     assert read_word_counts("5 l o w_\n2 n e w_").notation == Notation("_", "attached")
     assert (
-        read_word_counts("5 l o w_").describe() == "1 word with counts, spelled with spaces, _ at the end glued to "
-        "the last character (5 in all)"
+        read_word_counts("5 l o w_").describe() == "1 word with counts, spelled with spaces, _ at the end attached "
+        "to the last character (5 in all)"
     )
     assert read_word_counts("▁ l o w 5").notation == Notation("▁")
     assert read_word_counts("l@@ o@@ w 5").notation == Notation("@@", "attached")
@@ -126,7 +145,7 @@ def test_sentencepiece_marker_at_the_start():
     claim = train({"▁" + w: c for w, c in JM.items()}, num_merges=6, pretokenizer="whitespace").merges
     assert claim[:2] == [("e", "r"), ("▁", "n")]
     report = check_merges(JM, claim, marker="▁")
-    assert report.holds and report.conditions().endswith("a symbol of its own before the word (▁ l o w)")
+    assert report.holds and report.conditions().endswith("a symbol of its own before each word (▁ l o w)")
     found = find_settings(JM, claim)
     assert CheckSettings("whitespace", "separate", "first_seen", 2, "char", "▁") in found
     assert found[0].train_corpus(JM) == {"▁" + w: c for w, c in JM.items()}

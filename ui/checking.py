@@ -76,7 +76,7 @@ class ExampleCorpus:
         return self.counts is not None
 
     def describe(self) -> str:
-        """``5 words with counts, spelled with spaces, _ at the end (18 in all)``, or
+        """``5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)``, or
         ``running text (120 characters)``."""
         if self.counts is not None:
             return self.counts.describe()

@@ -102,10 +102,11 @@ class Notation:
         return token
 
     def spelled(self, word: str) -> str:
-        """``word``'s initial symbols in this notation, one space apart (``low`` -> ``l o w _``)."""
-        chars = list(word)
+        """``word``'s initial symbols in this notation, one space apart (``low`` -> ``l o w _``; with a start
+        marker, ``low`` and ``▁low`` -> ``▁ l o w``: a word that already starts with it does not get it twice)."""
         if self.place == "start":
-            return " ".join([self.marker, *chars])
+            return " ".join([self.marker, *word.removeprefix(self.marker)])
+        chars = list(word)
         if self.place == "continuation":
             return " ".join([c + "@@" for c in chars[:-1]] + chars[-1:])
         if self.glued:
@@ -151,11 +152,12 @@ class Notation:
         return {"pretokenizer": "whitespace"}
 
     def corpus(self, corpus: Corpus) -> Corpus:
-        """The corpus the engine trains on: unchanged, or each word prefixed with a start marker."""
+        """The corpus the engine trains on: unchanged, or each word prefixed with a start marker (once: a word
+        already written with it, ``▁low``, keeps the one it has)."""
         if self.place != "start" or (self.marker == "Ġ" and isinstance(corpus, str)):
             return corpus
         if isinstance(corpus, str):
-            return " ".join(self.marker + w for w in corpus.split())
+            return " ".join(self.word(w) for w in corpus.split())
         return {self.word(w): c for w, c in corpus.items()}
 
     def word(self, word: str) -> str:
@@ -201,12 +203,15 @@ class WordCounts:
             ``5 low``, ``low: 5``, ``5 l o w``, ``l o w 5``, ``('low', 5)`` or ``{'low': 5}``.
         spelled: the words were written symbol by symbol, one space apart.
         notation: the marker the spelled words carry, or ``None``.
+        glued_start: a start marker was written glued to the first character (``▁l o w``); it is read as
+            the symbol of its own it is in SentencePiece and GPT-2 (``▁ l o w``), and :meth:`describe` says so.
     """
 
     counts: dict[str, int]
     layout: str
     spelled: bool = False
     notation: Notation | None = None
+    glued_start: bool = False
 
     def describe(self) -> str:
         """``5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)`` (or
@@ -220,6 +225,8 @@ class WordCounts:
             placed = ""
             if n.place == "end":
                 placed = " attached to the last character" if n.glued else " as a separate symbol"
+            elif self.glued_start:
+                placed = " glued to the first character, read as a symbol of its own"
             parts.append(f"{n.marker} {where[n.place]}{placed}")
         return ", ".join(parts) + f" ({sum(self.counts.values()):,} in all)"
 
@@ -249,7 +256,7 @@ def read_word_counts(text: str) -> WordCounts:
     if not entries:
         entries, layout = _line_entries(text)
     spelled = {i: _unspell(symbols, n) for i, (n, symbols, _digits) in enumerate(entries) if len(symbols) > 1}
-    markers = {notation for _word, notation in spelled.values()}
+    markers = {notation for _word, notation, _glued in spelled.values()}
     if len(markers) > 1:
         raise ClaimError("the words are spelled with different markers: " + ", ".join(sorted(_marks(markers))))
     notation = markers.pop() if markers else None
@@ -267,14 +274,18 @@ def read_word_counts(text: str) -> WordCounts:
         raise ClaimError("no word counts: write one 'word count' per line, such as 'low 5'")
     if spelled:
         layout = layout.replace("low", notation.spelled("low") if notation else "l o w")
-    return WordCounts(counts, layout, bool(spelled), notation)
+    glued_start = any(glued for _word, _notation, glued in spelled.values())
+    return WordCounts(counts, layout, bool(spelled), notation, glued_start)
 
 
 def _one_symbol(word: str, notation: Notation | None) -> str:
-    """A one-symbol entry among spelled ones (``a_`` beside ``l o w_``): its glued end marker dropped."""
-    if notation is not None and notation.place == "end" and notation.glued and len(word) > len(notation.marker):
+    """A one-symbol entry among spelled ones (``a_`` beside ``l o w_``, ``▁a`` beside ``▁ l o w``): its glued
+    end marker, or its start marker, dropped."""
+    if notation is None or len(word) <= len(notation.marker):
+        return word
+    if notation.place == "end" and notation.glued:
         return word.removesuffix(notation.marker)
-    return word
+    return word.removeprefix(notation.marker) if notation.place == "start" else word
 
 
 def _marks(markers: set[Notation | None]) -> list[str]:
@@ -361,15 +372,21 @@ def _is_count(field: str) -> bool:
     return field.isascii() and field.isdigit() and bool(field.strip("0"))
 
 
-def _unspell(symbols: list[str], line: int) -> tuple[str, Notation | None]:
-    """A spelled word (``l o w _``) -> ``("low", the marker's notation)``; one symbol is the word itself."""
+def _unspell(symbols: list[str], line: int) -> tuple[str, Notation | None, bool]:
+    """A spelled word (``l o w _``) -> ``("low", the marker's notation, False)``; one symbol is the word itself.
+
+    A start marker glued to the first character (``▁l o w``) is read as the start marker, the third item
+    ``True``: ``("low", Notation("▁"), True)``.
+    """
     if len(symbols) == 1:
-        return symbols[0], None
+        return symbols[0], None, False
     notation = None
+    glued_start = False
     first, last = symbols[0], symbols[-1]
     for marker, place in MARKERS.items():
-        if place == "start" and first == marker:
-            notation, symbols = Notation(marker), symbols[1:]
+        if place == "start" and first.startswith(marker):
+            glued_start = first != marker
+            notation, symbols = Notation(marker), [first[len(marker) :], *symbols[1:]]
         elif place == "end" and last.endswith(marker):
             notation = Notation(marker, "separate" if last == marker else "attached")
             symbols = symbols[:-1] if last == marker else [*symbols[:-1], last[: -len(marker)]]
@@ -380,7 +397,7 @@ def _unspell(symbols: list[str], line: int) -> tuple[str, Notation | None]:
     word = "".join(symbols)
     if not word:
         raise ClaimError(f"line {line}: the word is only a marker")
-    return word, notation
+    return word, notation, glued_start
 
 
 def _bounded_count(digits: str, line: int) -> int:

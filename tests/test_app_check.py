@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import state
 
+from .conftest import APP_TIMEOUT
 from .test_app import APP, captions, seen, subheaders
 from .test_app_provenance import CHECK, errors, page
 
@@ -99,6 +100,24 @@ def test_the_spelled_corpus_alone_sets_the_marker():
     )
 
 
+def test_a_start_marker_glued_to_the_first_character_is_printed_once():
+    """Trial A, item 10: ``5 ▁l o w`` printed its example as ``(▁ ▁ l o w)``."""
+    at = jurafsky("5 ▁l o w\n2 ▁n e w", "▁ l\n▁l o")
+    said = (
+        "Read as 2 words with counts, spelled with spaces, ▁ at the start glued to the first character, "
+        "read as a symbol of its own (7 in all)."
+    )
+    assert said in captions(at)
+    assert (
+        "Marker spelled in the corpus: `▁` as the start-of-word marker, a symbol of its own before each word "
+        "(`▁ l o w`)." in captions(at)
+    )
+    assert successes(at) == [
+        "All 2 claimed merges hold under first_seen, with `▁` as the start-of-word marker, a symbol of its own "
+        "before each word (`▁ l o w`)."
+    ]
+
+
 def test_the_matching_setting_opens_train_on_the_same_merges():
     at = jurafsky()
     at.button(key="check_open_0").click().run()
@@ -138,7 +157,7 @@ def test_the_top_pairs_box_follows_the_first_wrong_merge_of_the_current_input():
 
 
 def test_a_link_reopens_the_check_with_its_inputs():
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(CHECK)
     at.query_params.update(
         {state.CHECK_CORPUS: JM_CORPUS, state.CHECK_CLAIM: JM_CLAIM, state.CHECK_TIE_BREAK: "first_seen"}
@@ -148,7 +167,7 @@ def test_a_link_reopens_the_check_with_its_inputs():
 
 
 def test_a_link_with_an_oversized_corpus_is_refused_with_a_message():
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT)
     at.switch_page(CHECK)
     at.query_params.update({state.CHECK_CORPUS: "low 5\n" * 20_000})
     at.run()

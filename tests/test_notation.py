@@ -151,6 +151,26 @@ def test_sentencepiece_marker_at_the_start():
     assert found[0].train_corpus(JM) == {"▁" + w: c for w, c in JM.items()}
 
 
+def test_a_start_marker_glued_to_the_first_character_is_read_once_and_printed_once():
+    """Trial A, item 10: ``5 ▁l o w`` printed its example as ``(▁ ▁ l o w)``."""
+    read = read_word_counts("5 ▁l o w\n2 ▁n e w")
+    assert (read.counts, read.notation, read.glued_start) == ({"low": 5, "new": 2}, Notation("▁"), True)
+    assert read.describe() == (
+        "2 words with counts, spelled with spaces, ▁ at the start glued to the first character, "
+        "read as a symbol of its own (7 in all)"
+    )
+    separate = read_word_counts("5 ▁ l o w\n2 ▁ n e w\n3 ▁a")
+    assert separate.counts == {"low": 5, "new": 2, "a": 3} and not separate.glued_start
+    assert separate.describe() == "3 words with counts, spelled with spaces, ▁ at the start (10 in all)"
+    assert Notation("▁").spelled("▁low") == Notation("▁").spelled("low") == "▁ l o w"
+    assert Notation("Ġ").spelled("Ġlow") == "Ġ l o w"
+    assert Notation("▁").corpus("▁low new") == "▁low ▁new" and Notation("▁").corpus({"▁low": 1}) == {"▁low": 1}
+    claim = [("▁", "l"), ("▁l", "o")]
+    for corpus in (read.counts, {"▁low": 5, "▁new": 2}, "▁low ▁low ▁new"):  # the marker written or not
+        report = check_merges(corpus, claim, marker="▁", min_frequency=1)
+        assert report.holds and report.conditions().endswith("before each word (▁ l o w)"), report.conditions()
+
+
 def test_gpt2_space_marker_on_text():
     text = "the cat sat on the mat the end"
     claim = train(text, num_merges=5, pretokenizer="gpt2", unit="byte", min_frequency=1).merges

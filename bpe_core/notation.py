@@ -235,6 +235,8 @@ _QUOTED = re.compile(r"""\(\s*(['"])((?:(?!\1).)*)\1\s*,\s*(\d+)\s*\)|(['"])((?:
 """A Python tuple ``('low', 5)``, or a dict entry ``'low': 5``."""
 _QUOTED_REST = re.compile(r"[\s,\[\]{}()]*")
 _COLON = re.compile(r"^(\S+?)\s*:\s*(\S+)$")
+_NUMBER_LIKE = re.compile(r"[-+−]?(?:\d+(?:[.,]\d*)?|[.,]\d+)")
+"""A field written as a number though not as a count: ``-5``, ``0``, ``+3``, ``5.5``."""
 
 
 def read_word_counts(text: str) -> WordCounts:
@@ -318,6 +320,9 @@ def _line_entries(text: str) -> tuple[list[tuple[int, list[str], str]], str]:
     for n, entry in _plain_entries(text):
         read = _entry(entry, "5 low" in layouts)
         if read is None:
+            bad = _bad_count(entry)
+            if bad is not None:
+                raise ClaimError(f"line {n}: {entry[:60]!r}: the count {bad[:20]!r} is not a positive whole number")
             raise ClaimError(f"line {n}: {entry[:60]!r} is not 'word count' with a positive count")
         layout, symbols, digits = read
         layouts.add(layout)
@@ -344,6 +349,27 @@ def _entry(entry: str, count_first: bool) -> tuple[str, list[str], str] | None:
     if first:
         return "5 low", fields[1:], fields[0]
     return None
+
+
+def _bad_count(entry: str) -> str | None:
+    """The number-like field of an entry that would read as a word count but for it (``low -5``, ``0 low``,
+    ``low: 5.5``), or ``None``."""
+    colon = _COLON.match(entry)
+    if colon and _NUMBER_LIKE.fullmatch(colon.group(2)):
+        return colon.group(2)
+    fields = entry.split()
+    if len(fields) < 2:
+        return None
+    if _NUMBER_LIKE.fullmatch(fields[-1]) and _spelled(fields[:-1]):
+        return fields[-1]
+    if _NUMBER_LIKE.fullmatch(fields[0]) and _spelled(fields[1:]):
+        return fields[0]
+    return None
+
+
+def _count_like(entry: str) -> bool:
+    """An entry that reads as a word count in one of the layouts, or would but for its count (:func:`_bad_count`)."""
+    return _entry(entry, False) is not None or _entry(entry, True) is not None or _bad_count(entry) is not None
 
 
 def _plain_entries(text: str) -> Iterator[tuple[int, str]]:
@@ -424,16 +450,21 @@ def parse_word_counts(text: str) -> dict[str, int]:
 
 
 def looks_like_word_counts(text: str) -> bool:
-    """True when every non-blank entry of ``text`` reads as a word count in one of the layouts of
-    :func:`read_word_counts` (a count past the limit still reads as one, so that its error is shown
-    rather than the box read as text)."""
+    """True when ``text`` is meant as word counts: its entries (lines, cut at commas) are in the layouts of
+    :func:`read_word_counts`, or most of them are.
+
+    Every entry reading as a word count is the clear case. When more than half of the entries read as
+    one in some layout, or would but for their count (``low -5``, ``low 0``, ``low 5.5``), the text is
+    still taken as word counts, so that :func:`read_word_counts` names the line that does not read (a
+    wrong count, or a layout other than the lines above) instead of the box being read silently as
+    running text. Running text (lines of several words, ``see page 5``) stays running text. A count past
+    the limit reads as a count, so its error is shown too.
+    """
     if _quoted_entries(text):
         return True
-    try:
-        entries, _layout = _line_entries(text)
-    except ClaimError:
-        return False
-    return bool(entries)
+    entries = [entry for _n, entry in _plain_entries(text)]
+    counted = sum(1 for entry in entries if _count_like(entry))
+    return 2 * counted > len(entries)
 
 
 # ---------------------------------------------------------------- claimed merges

@@ -118,6 +118,21 @@ def test_a_start_marker_glued_to_the_first_character_is_printed_once():
     ]
 
 
+def test_a_bad_count_among_word_counts_is_named_not_read_as_text():
+    """Trial A, item 13: ``low -5 / lower 2`` was read as running text and the claim "held"."""
+    at = jurafsky("low -5\nlower 2", "l o")
+    assert errors(at) == [
+        "line 1: 'low -5': the count '-5' is not a positive whole number. Most lines read as word counts; to check "
+        "this box as running text, choose Text under “Read the corpus as”."
+    ]
+    assert not at.success and not at.dataframe
+    at.radio(key=state.CHECK_KIND).set_value("Text").run()
+    assert not errors(at) and "Read as running text (14 characters)." in captions(at)
+    at.radio(key=state.CHECK_KIND).set_value("Detect").run()
+    at.text_area(key=state.CHECK_CORPUS).set_value("low 5\n2 lowest\nnewer 6").run()
+    assert errors(at)[0].startswith("line 2: '2 lowest' is written another way than the lines above")
+
+
 def test_the_matching_setting_opens_train_on_the_same_merges():
     at = jurafsky()
     at.button(key="check_open_0").click().run()

@@ -134,6 +134,53 @@ def test_layouts_that_do_not_read():
     assert not looks_like_word_counts("('low', 5) and more")
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("low -5\nlower 2", "line 1: 'low -5': the count '-5' is not a positive whole number"),
+        ("low 5\nlower 0\nnewest 6", "line 2: 'lower 0': the count '0' is not a positive whole number"),
+        ("low: 5\nlower: 2.5", "line 2: 'lower: 2.5': the count '2.5' is not a positive whole number"),
+        ("-5 l o w _\n2 l o w e s t _", "line 1: '-5 l o w _': the count '-5' is not a positive whole number"),
+        ("low 5\n2 lowest\nnewer 6", "line 2: '2 lowest' is written another way than the lines above (5 low)"),
+        ("low 5\nlower 2\nnewest six", "line 3: 'newest six' is not 'word count' with a positive count"),
+    ],
+)
+def test_mostly_word_counts_name_the_line_that_does_not_read(text, said):
+    """Trial A, item 13: ``low -5 / lower 2`` was read as running text and the claim "held"; a box most of whose
+    lines read as word counts (or would but for their count) is word counts, and the bad line is named."""
+    assert looks_like_word_counts(text)
+    with pytest.raises(ClaimError) as info:
+        read_word_counts(text)
+    assert str(info.value) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the cat sat on the mat",
+        "see page 5\nthe end",
+        "Chapter 1\nIt was a dark and stormy night, and the rain fell in torrents",
+        "low 5\nthe cat",  # half, not most
+        "I have 5 apples\nyou have -3",
+        "-5",
+    ],
+)
+def test_running_text_stays_running_text(text):
+    assert not looks_like_word_counts(text)
+
+
+def test_a_long_bad_line_is_quoted_short():
+    line = " ".join("a" * 5000) + " -5"
+    with pytest.raises(ClaimError) as info:
+        read_word_counts(f"low 5\n{line}")
+    assert str(info.value).startswith("line 2: 'a a a") and len(str(info.value)) < 140
+    huge = "low " + "-" + "9" * 5000
+    assert looks_like_word_counts(huge)
+    with pytest.raises(ClaimError) as info:
+        read_word_counts(huge)
+    assert len(str(info.value)) < 140
+
+
 def test_claimed_merges_with_arrows():
     assert parse_claimed("e r → er\ner _ -> er_") == [(("e", "r"), None), (("er", "_"), None)]
 

@@ -37,6 +37,10 @@ PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
     "none": ("none", "separate"),
 }
 """The check page's pre-tokenizer choices (see :data:`bpe_core.checking.PRETOKENIZER_CHOICES`)."""
+DETECTED_COUNTS = (
+    "Most lines read as word counts; to check this box as running text, choose Text under “Read the corpus as”."
+)
+"""Said after the line a detected word count list cannot read."""
 TEXT_ONLY = frozenset({"trailing_space", "gpt2", "none"})
 """Pre-tokenizers that only differ from ``whitespace`` on running text, not on word counts."""
 DETECT = "Detect"
@@ -102,6 +106,10 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
     """Read the corpus box as ``kind`` (one of :data:`KINDS`); word counts in any layout of
     :func:`bpe_core.checking.read_word_counts`.
 
+    With Detect, a box most of whose lines read as word counts is read as word counts
+    (:func:`bpe_core.checking.looks_like_word_counts`): a line that does not (``low -5``, another layout)
+    is named, with how to read the box as running text instead, rather than the whole box silently read as text.
+
     Raises:
         bpe_core.ClaimError: word counts that cannot be read, or a count past
             :data:`bpe_core.corpus.MAX_WORD_FREQUENCY` (naming the line).
@@ -109,10 +117,16 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
     """
     if not box.strip():
         raise bpe_core.EmptyCorpusError("the corpus box is empty: type word counts such as 'low 5', or text")
-    if kind == "Word counts" or (kind == "Detect" and looks_like_word_counts(box)):
+    if kind == "Word counts":
         counts = read_word_counts(box)
-        return ExampleCorpus(counts.counts, counts)
-    return ExampleCorpus(box)
+    elif kind == "Detect" and looks_like_word_counts(box):
+        try:
+            counts = read_word_counts(box)
+        except bpe_core.ClaimError as exc:
+            raise bpe_core.ClaimError(f"{exc}. {DETECTED_COUNTS}") from exc
+    else:
+        return ExampleCorpus(box)
+    return ExampleCorpus(counts.counts, counts)
 
 
 def _too_long(what: str, counted: bool) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -54,6 +55,8 @@ def test_each_page_draws_the_navigation(page):
     assert [link.proto.icon for link in links[: len(PAGES)]] == [p.icon for p in PAGES]
     has_sidebar = any(b.label == "Train" for b in at.sidebar.button)
     assert has_sidebar == (page.title != "Lessons")  # Lessons do not use the training sidebar
+    top = [e.proto for e in at.get("bidi_component") if e.proto.component_name == "bpe_explorer.page_top"]
+    assert [json.loads(p.json) for p in top] == [page.title]  # opens at its top when the tab came from another page
 
 
 def test_settings_and_pasted_text_survive_a_visit_to_lessons():

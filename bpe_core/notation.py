@@ -449,22 +449,28 @@ def parse_word_counts(text: str) -> dict[str, int]:
     return read_word_counts(text).counts
 
 
-def looks_like_word_counts(text: str) -> bool:
+def looks_like_word_counts(text: str, *, every_entry: bool = False) -> bool:
     """True when ``text`` is meant as word counts: its entries (lines, cut at commas) are in the layouts of
     :func:`read_word_counts`, or most of them are.
 
-    Every entry reading as a word count is the clear case. When more than half of the entries read as
-    one in some layout, or would but for their count (``low -5``, ``low 0``, ``low 5.5``), the text is
-    still taken as word counts, so that :func:`read_word_counts` names the line that does not read (a
-    wrong count, or a layout other than the lines above) instead of the box being read silently as
-    running text. Running text (lines of several words, ``see page 5``) stays running text. A count past
-    the limit reads as a count, so its error is shown too.
+    Every entry reading as a word count, in one layout, is the clear case (the only one with
+    ``every_entry=True``). When more than half of the entries read as one in some layout, or would but
+    for their count (``low -5``, ``low 0``, ``low 5.5``), the text is still taken as word counts, so
+    that :func:`read_word_counts` names the line that does not read (a wrong count, or a layout other
+    than the lines above) instead of the box being read silently as running text. Running text (lines
+    of several words, ``see page 5``) stays running text. A count past the limit reads as a count, so
+    its error is shown too.
     """
     if _quoted_entries(text):
         return True
-    entries = [entry for _n, entry in _plain_entries(text)]
-    counted = sum(1 for entry in entries if _count_like(entry))
-    return 2 * counted > len(entries)
+    if every_entry:
+        try:
+            entries, _layout = _line_entries(text)
+        except ClaimError:
+            return False
+        return bool(entries)
+    plain = [entry for _n, entry in _plain_entries(text)]
+    return 2 * sum(1 for entry in plain if _count_like(entry)) > len(plain)
 
 
 # ---------------------------------------------------------------- claimed merges

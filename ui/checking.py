@@ -108,7 +108,8 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
 
     With Detect, a box most of whose lines read as word counts is read as word counts
     (:func:`bpe_core.checking.looks_like_word_counts`): a line that does not (``low -5``, another layout)
-    is named, with how to read the box as running text instead, rather than the whole box silently read as text.
+    is named, with how to read the box as running text instead (:data:`DETECTED_COUNTS`), rather than the
+    whole box silently read as text.
 
     Raises:
         bpe_core.ClaimError: word counts that cannot be read, or a count past
@@ -123,6 +124,8 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
         try:
             counts = read_word_counts(box)
         except bpe_core.ClaimError as exc:
+            if looks_like_word_counts(box, every_entry=True):
+                raise  # every line is a word count (one too large, say): no doubt it is meant as counts
             raise bpe_core.ClaimError(f"{exc}. {DETECTED_COUNTS}") from exc
     else:
         return ExampleCorpus(box)

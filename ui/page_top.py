@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-KEY = "page_top"
-"""The component's key (its element container is hidden: :data:`ui.presentation.BASE_CSS`)."""
+from ui import state
 
 _JS = """
 export default function (component) {
@@ -41,4 +40,4 @@ def open_at_top(title: str) -> None:
     Args:
         title: the page's title (one of :data:`ui.layout.PAGES`); trusted, set by the app.
     """
-    _component(key=KEY, data=title, height=0)
+    _component(key=state.PAGE_TOP, data=title, height=0)  # hidden by ui.presentation.BASE_CSS

@@ -228,8 +228,9 @@ class MergeCheck:
         return dict(self.settings).get(name, OPTIONS[name].default)
 
     def boundaries(self, quote: Callable[[str], str] = str) -> str:
-        """How the words' boundaries were read: ``_ as the end-of-word marker attached to the word as a
-        symbol of its own (l o w _)``, or ``no end-of-word marker``; ``quote`` wraps the marker and the example."""
+        """How the words' boundaries were read: ``_ as a separate end-of-word marker, a symbol of its own after
+        each word (l o w _)`` (see :meth:`Notation.describe`), or ``no end-of-word marker``; ``quote`` wraps the
+        marker and the example."""
         notation = self.notation
         pre = self.setting("pretokenizer")
         if notation is None and pre == "whitespace_eow":
@@ -241,7 +242,7 @@ class MergeCheck:
         return f"the {pre} pre-tokenizer and no end-of-word marker"
 
     def conditions(self, quote: Callable[[str], str] = str) -> str:
-        """``first_seen, with _ as the end-of-word marker ...``: the tie rule and the word boundaries."""
+        """``first_seen, with _ as a separate end-of-word marker ...``: the tie rule and the word boundaries."""
         return f"{self.setting('tie_break')}, with {self.boundaries(quote)}"
 
 

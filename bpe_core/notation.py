@@ -102,10 +102,11 @@ class Notation:
         return token
 
     def spelled(self, word: str) -> str:
-        """``word``'s initial symbols in this notation, one space apart (``low`` -> ``l o w _``)."""
-        chars = list(word)
+        """``word``'s initial symbols in this notation, one space apart (``low`` -> ``l o w _``; with a start
+        marker, ``low`` and ``▁low`` -> ``▁ l o w``: a word that already starts with it does not get it twice)."""
         if self.place == "start":
-            return " ".join([self.marker, *chars])
+            return " ".join([self.marker, *word.removeprefix(self.marker)])
+        chars = list(word)
         if self.place == "continuation":
             return " ".join([c + "@@" for c in chars[:-1]] + chars[-1:])
         if self.glued:
@@ -113,20 +114,22 @@ class Notation:
         return " ".join([*chars, self.marker])
 
     def describe(self, word: str = "low", quote: Callable[[str], str] = str) -> str:
-        """``_ as the end-of-word marker attached to the word as a symbol of its own (l o w _)``.
+        """How the example writes word boundaries, in the words of :meth:`label` (``separate``, ``attached``):
+        ``_ as a separate end-of-word marker, a symbol of its own after each word (l o w _)``, or
+        ``_ as an attached end-of-word marker, glued to each word's last character (l o w_)``.
 
         ``word`` is the example spelled in brackets; ``quote`` wraps the marker and that example
         (a code span, on a page)."""
         m, example = quote(self.marker), f"({quote(self.spelled(word))})"
         if self.marker == "Ġ":
-            return f"{m} (the space before a word, as GPT-2 prints it) as a symbol of its own {example}"
+            return f"{m} (the space before a word, as GPT-2 prints it), a symbol of its own before each word {example}"
         if self.place == "start":
-            return f"{m} as the start-of-word marker, a symbol of its own before the word {example}"
+            return f"{m} as the start-of-word marker, a symbol of its own before each word {example}"
         if self.place == "continuation":
             return f"{m} after every token that the next one continues {example}"
         if self.glued:
-            return f"{m} as the end-of-word marker glued to the word's last character {example}"
-        return f"{m} as the end-of-word marker attached to the word as a symbol of its own {example}"
+            return f"{m} as an attached end-of-word marker, glued to each word's last character {example}"
+        return f"{m} as a separate end-of-word marker, a symbol of its own after each word {example}"
 
     def label(self) -> str:
         """A short name: ``_ separate``, ``_ attached``, ``▁ at the start``, ``@@ continuation``."""
@@ -149,11 +152,12 @@ class Notation:
         return {"pretokenizer": "whitespace"}
 
     def corpus(self, corpus: Corpus) -> Corpus:
-        """The corpus the engine trains on: unchanged, or each word prefixed with a start marker."""
+        """The corpus the engine trains on: unchanged, or each word prefixed with a start marker (once: a word
+        already written with it, ``▁low``, keeps the one it has)."""
         if self.place != "start" or (self.marker == "Ġ" and isinstance(corpus, str)):
             return corpus
         if isinstance(corpus, str):
-            return " ".join(self.marker + w for w in corpus.split())
+            return " ".join(self.word(w) for w in corpus.split())
         return {self.word(w): c for w, c in corpus.items()}
 
     def word(self, word: str) -> str:
@@ -199,23 +203,31 @@ class WordCounts:
             ``5 low``, ``low: 5``, ``5 l o w``, ``l o w 5``, ``('low', 5)`` or ``{'low': 5}``.
         spelled: the words were written symbol by symbol, one space apart.
         notation: the marker the spelled words carry, or ``None``.
+        glued_start: a start marker was written glued to the first character (``▁l o w``); it is read as
+            the symbol of its own it is in SentencePiece and GPT-2 (``▁ l o w``), and :meth:`describe` says so.
     """
 
     counts: dict[str, int]
     layout: str
     spelled: bool = False
     notation: Notation | None = None
+    glued_start: bool = False
 
     def describe(self) -> str:
-        """``5 words with counts, spelled with spaces, _ at the end (18 in all)``."""
+        """``5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)`` (or
+        ``attached to the last character``: the words of :meth:`Notation.label`)."""
         parts = [f"{len(self.counts):,} word{'s' if len(self.counts) != 1 else ''} with counts"]
         if self.spelled:
             parts.append("spelled with spaces")
         n = self.notation
         if n is not None:
             where = {"end": "at the end", "start": "at the start", "continuation": "on every token but the last"}
-            glued = " glued to the last character" if n.place == "end" and n.glued else ""
-            parts.append(f"{n.marker} {where[n.place]}{glued}")
+            placed = ""
+            if n.place == "end":
+                placed = " attached to the last character" if n.glued else " as a separate symbol"
+            elif self.glued_start:
+                placed = " glued to the first character, read as a symbol of its own"
+            parts.append(f"{n.marker} {where[n.place]}{placed}")
         return ", ".join(parts) + f" ({sum(self.counts.values()):,} in all)"
 
 
@@ -223,6 +235,8 @@ _QUOTED = re.compile(r"""\(\s*(['"])((?:(?!\1).)*)\1\s*,\s*(\d+)\s*\)|(['"])((?:
 """A Python tuple ``('low', 5)``, or a dict entry ``'low': 5``."""
 _QUOTED_REST = re.compile(r"[\s,\[\]{}()]*")
 _COLON = re.compile(r"^(\S+?)\s*:\s*(\S+)$")
+_NUMBER_LIKE = re.compile(r"[-+−]?(?:\d+(?:[.,]\d*)?|[.,]\d+)")
+"""A field written as a number though not as a count: ``-5``, ``0``, ``+3``, ``5.5``."""
 
 
 def read_word_counts(text: str) -> WordCounts:
@@ -244,7 +258,7 @@ def read_word_counts(text: str) -> WordCounts:
     if not entries:
         entries, layout = _line_entries(text)
     spelled = {i: _unspell(symbols, n) for i, (n, symbols, _digits) in enumerate(entries) if len(symbols) > 1}
-    markers = {notation for _word, notation in spelled.values()}
+    markers = {notation for _word, notation, _glued in spelled.values()}
     if len(markers) > 1:
         raise ClaimError("the words are spelled with different markers: " + ", ".join(sorted(_marks(markers))))
     notation = markers.pop() if markers else None
@@ -262,14 +276,18 @@ def read_word_counts(text: str) -> WordCounts:
         raise ClaimError("no word counts: write one 'word count' per line, such as 'low 5'")
     if spelled:
         layout = layout.replace("low", notation.spelled("low") if notation else "l o w")
-    return WordCounts(counts, layout, bool(spelled), notation)
+    glued_start = any(glued for _word, _notation, glued in spelled.values())
+    return WordCounts(counts, layout, bool(spelled), notation, glued_start)
 
 
 def _one_symbol(word: str, notation: Notation | None) -> str:
-    """A one-symbol entry among spelled ones (``a_`` beside ``l o w_``): its glued end marker dropped."""
-    if notation is not None and notation.place == "end" and notation.glued and len(word) > len(notation.marker):
+    """A one-symbol entry among spelled ones (``a_`` beside ``l o w_``, ``▁a`` beside ``▁ l o w``): its glued
+    end marker, or its start marker, dropped."""
+    if notation is None or len(word) <= len(notation.marker):
+        return word
+    if notation.place == "end" and notation.glued:
         return word.removesuffix(notation.marker)
-    return word
+    return word.removeprefix(notation.marker) if notation.place == "start" else word
 
 
 def _marks(markers: set[Notation | None]) -> list[str]:
@@ -302,6 +320,9 @@ def _line_entries(text: str) -> tuple[list[tuple[int, list[str], str]], str]:
     for n, entry in _plain_entries(text):
         read = _entry(entry, "5 low" in layouts)
         if read is None:
+            bad = _bad_count(entry)
+            if bad is not None:
+                raise ClaimError(f"line {n}: {entry[:60]!r}: the count {bad[:20]!r} is not a positive whole number")
             raise ClaimError(f"line {n}: {entry[:60]!r} is not 'word count' with a positive count")
         layout, symbols, digits = read
         layouts.add(layout)
@@ -330,6 +351,27 @@ def _entry(entry: str, count_first: bool) -> tuple[str, list[str], str] | None:
     return None
 
 
+def _bad_count(entry: str) -> str | None:
+    """The number-like field of an entry that would read as a word count but for it (``low -5``, ``0 low``,
+    ``low: 5.5``), or ``None``."""
+    colon = _COLON.match(entry)
+    if colon and _NUMBER_LIKE.fullmatch(colon.group(2)):
+        return colon.group(2)
+    fields = entry.split()
+    if len(fields) < 2:
+        return None
+    if _NUMBER_LIKE.fullmatch(fields[-1]) and _spelled(fields[:-1]):
+        return fields[-1]
+    if _NUMBER_LIKE.fullmatch(fields[0]) and _spelled(fields[1:]):
+        return fields[0]
+    return None
+
+
+def _count_like(entry: str) -> bool:
+    """An entry that reads as a word count in one of the layouts, or would but for its count (:func:`_bad_count`)."""
+    return _entry(entry, False) is not None or _entry(entry, True) is not None or _bad_count(entry) is not None
+
+
 def _plain_entries(text: str) -> Iterator[tuple[int, str]]:
     """``(line number, entry)`` of each non-blank entry (lines, cut at commas)."""
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -356,15 +398,21 @@ def _is_count(field: str) -> bool:
     return field.isascii() and field.isdigit() and bool(field.strip("0"))
 
 
-def _unspell(symbols: list[str], line: int) -> tuple[str, Notation | None]:
-    """A spelled word (``l o w _``) -> ``("low", the marker's notation)``; one symbol is the word itself."""
+def _unspell(symbols: list[str], line: int) -> tuple[str, Notation | None, bool]:
+    """A spelled word (``l o w _``) -> ``("low", the marker's notation, False)``; one symbol is the word itself.
+
+    A start marker glued to the first character (``▁l o w``) is read as the start marker, the third item
+    ``True``: ``("low", Notation("▁"), True)``.
+    """
     if len(symbols) == 1:
-        return symbols[0], None
+        return symbols[0], None, False
     notation = None
+    glued_start = False
     first, last = symbols[0], symbols[-1]
     for marker, place in MARKERS.items():
-        if place == "start" and first == marker:
-            notation, symbols = Notation(marker), symbols[1:]
+        if place == "start" and first.startswith(marker):
+            glued_start = first != marker
+            notation, symbols = Notation(marker), [first[len(marker) :], *symbols[1:]]
         elif place == "end" and last.endswith(marker):
             notation = Notation(marker, "separate" if last == marker else "attached")
             symbols = symbols[:-1] if last == marker else [*symbols[:-1], last[: -len(marker)]]
@@ -375,7 +423,7 @@ def _unspell(symbols: list[str], line: int) -> tuple[str, Notation | None]:
     word = "".join(symbols)
     if not word:
         raise ClaimError(f"line {line}: the word is only a marker")
-    return word, notation
+    return word, notation, glued_start
 
 
 def _bounded_count(digits: str, line: int) -> int:
@@ -401,17 +449,28 @@ def parse_word_counts(text: str) -> dict[str, int]:
     return read_word_counts(text).counts
 
 
-def looks_like_word_counts(text: str) -> bool:
-    """True when every non-blank entry of ``text`` reads as a word count in one of the layouts of
-    :func:`read_word_counts` (a count past the limit still reads as one, so that its error is shown
-    rather than the box read as text)."""
+def looks_like_word_counts(text: str, *, every_entry: bool = False) -> bool:
+    """True when ``text`` is meant as word counts: its entries (lines, cut at commas) are in the layouts of
+    :func:`read_word_counts`, or most of them are.
+
+    Every entry reading as a word count, in one layout, is the clear case (the only one with
+    ``every_entry=True``). When more than half of the entries read as one in some layout, or would but
+    for their count (``low -5``, ``low 0``, ``low 5.5``), the text is still taken as word counts, so
+    that :func:`read_word_counts` names the line that does not read (a wrong count, or a layout other
+    than the lines above) instead of the box being read silently as running text. Running text (lines
+    of several words, ``see page 5``) stays running text. A count past the limit reads as a count, so
+    its error is shown too.
+    """
     if _quoted_entries(text):
         return True
-    try:
-        entries, _layout = _line_entries(text)
-    except ClaimError:
-        return False
-    return bool(entries)
+    if every_entry:
+        try:
+            entries, _layout = _line_entries(text)
+        except ClaimError:
+            return False
+        return bool(entries)
+    plain = [entry for _n, entry in _plain_entries(text)]
+    return 2 * sum(1 for entry in plain if _count_like(entry)) > len(plain)
 
 
 # ---------------------------------------------------------------- claimed merges

@@ -13,6 +13,7 @@ from ui.checking import (
     NOTATION_LABELS,
     PRETOKENIZER_LABELS,
     TEXT_ONLY,
+    VERDICT_COLUMNS,
     checked,
     follow_first_wrong,
     matching,
@@ -107,7 +108,12 @@ if report.holds:
     st.success(verdict_markdown(report))
 else:
     st.error(verdict_markdown(report))
-st.dataframe(highlight_row(verdict_frame(report), report.first_wrong), hide_index=True, width="stretch")
+st.dataframe(
+    highlight_row(verdict_frame(report), report.first_wrong),
+    hide_index=True,
+    width="stretch",
+    column_config=VERDICT_COLUMNS,
+)
 steps = [f"merge {s.index + 1}" for s in report.steps]
 follow_first_wrong(report, steps, (box, kind, claim_box, settings))
 at = st.selectbox("True top pairs before", steps, key=state.CHECK_TOP_STEP)

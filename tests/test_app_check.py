@@ -14,8 +14,8 @@ from .test_app_provenance import CHECK, errors, page
 JM_CORPUS = "low 5\nlowest 2\nnewer 6\nwider 3\nnew 2"
 JM_CLAIM = "e r\ner _\nn e\nne w\nl o\nlo w\nnew er_\nlow _"
 JM_HOLDS = (
-    "All 8 claimed merges hold under first_seen, with `_` as the end-of-word marker attached to the word "
-    "as a symbol of its own (`l o w _`)."
+    "All 8 claimed merges hold under first_seen, with `_` as a separate end-of-word marker, a symbol of its own "
+    "after each word (`l o w _`)."
 )
 
 
@@ -37,7 +37,9 @@ def test_check_page_answers_on_a_60000_character_run_of_dashes():
     at.text_area(key=state.CHECK_CORPUS).set_value("-" * 60_000).run()
     at.text_area(key=state.CHECK_CLAIM).set_value("- -\n-- --\n---- ----").run()
     assert not at.exception and not errors(at)
-    assert successes(at)[0].startswith("All 3 claimed merges hold under first_seen, with `</w>` as the end-of-word")
+    assert successes(at)[0].startswith(
+        "All 3 claimed merges hold under first_seen, with `</w>` as a separate end-of-word"
+    )
     assert "Read as running text (60,000 characters)." in captions(at)
     found = at.dataframe[2].value
     assert len(found) == 48  # every pre-tokenizer keeps the run as one piece; no pair ever ties
@@ -49,7 +51,9 @@ def test_jurafsky_and_martin_in_their_own_notation_holds_under_first_seen():
     assert not errors(at)
     assert successes(at) == [JM_HOLDS]
     assert "Read as 5 words with counts (18 in all)." in captions(at)
-    assert any(c.startswith("Marker found in the claimed merges: `_` as the end-of-word marker") for c in captions(at))
+    assert any(
+        c.startswith("Marker found in the claimed merges: `_` as a separate end-of-word marker") for c in captions(at)
+    )
     verdict = at.dataframe[0].value
     assert verdict["true merge"].tolist() == [
         "e + r",
@@ -82,7 +86,7 @@ def test_jurafsky_and_martin_in_every_layout(corpus):
     at = jurafsky(corpus)
     assert successes(at) == [JM_HOLDS]
     spelled = "_" in corpus
-    said = "Read as 5 words with counts, spelled with spaces, _ at the end (18 in all)."
+    said = "Read as 5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)."
     assert (said if spelled else "Read as 5 words with counts (18 in all).") in captions(at)
     if spelled:
         assert any(c.startswith("Marker spelled in the corpus: `_`") for c in captions(at))
@@ -91,7 +95,42 @@ def test_jurafsky_and_martin_in_every_layout(corpus):
 def test_the_spelled_corpus_alone_sets_the_marker():
     """``5 l o w _`` with merges printed with </w> would be read with _: the corpus's marker comes first."""
     at = jurafsky("5 l o w _\n2 l o w e s t _\n6 n e w e r _\n3 w i d e r _\n2 n e w _", "e r")
-    assert successes(at)[0].startswith("The claimed merge holds under first_seen, with `_` as the end-of-word marker")
+    assert successes(at)[0].startswith(
+        "The claimed merge holds under first_seen, with `_` as a separate end-of-word marker"
+    )
+
+
+def test_a_start_marker_glued_to_the_first_character_is_printed_once():
+    """Trial A, item 10: ``5 ▁l o w`` printed its example as ``(▁ ▁ l o w)``."""
+    at = jurafsky("5 ▁l o w\n2 ▁n e w", "▁ l\n▁l o")
+    said = (
+        "Read as 2 words with counts, spelled with spaces, ▁ at the start glued to the first character, "
+        "read as a symbol of its own (7 in all)."
+    )
+    assert said in captions(at)
+    assert (
+        "Marker spelled in the corpus: `▁` as the start-of-word marker, a symbol of its own before each word "
+        "(`▁ l o w`)." in captions(at)
+    )
+    assert successes(at) == [
+        "All 2 claimed merges hold under first_seen, with `▁` as the start-of-word marker, a symbol of its own "
+        "before each word (`▁ l o w`)."
+    ]
+
+
+def test_a_bad_count_among_word_counts_is_named_not_read_as_text():
+    """Trial A, item 13: ``low -5 / lower 2`` was read as running text and the claim "held"."""
+    at = jurafsky("low -5\nlower 2", "l o")
+    assert errors(at) == [
+        "line 1: 'low -5': the count '-5' is not a positive whole number. Most lines read as word counts; to check "
+        "this box as running text, choose Text under “Read the corpus as”."
+    ]
+    assert not at.success and not at.dataframe
+    at.radio(key=state.CHECK_KIND).set_value("Text").run()
+    assert not errors(at) and "Read as running text (14 characters)." in captions(at)
+    at.radio(key=state.CHECK_KIND).set_value("Detect").run()
+    at.text_area(key=state.CHECK_CORPUS).set_value("low 5\n2 lowest\nnewer 6").run()
+    assert errors(at)[0].startswith("line 2: '2 lowest' is written another way than the lines above")
 
 
 def test_the_matching_setting_opens_train_on_the_same_merges():

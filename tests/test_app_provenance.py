@@ -200,7 +200,7 @@ def test_check_page_golden_example():
     assert verdict.iloc[2][["claimed", "true merge", "true count", "count of the claimed pair"]].tolist() == [
         "l + o",
         "est + </w>",
-        9,
+        "9",
         7,
     ]
     top = at.dataframe[1].value

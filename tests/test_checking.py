@@ -233,7 +233,7 @@ def test_word_counts_past_the_engine_limit_name_their_line():
         parse_word_counts(f"low {MAX_WORD_FREQUENCY}\nlow {MAX_WORD_FREQUENCY}")
     with pytest.raises(ClaimError, match="line 1: 'low ²' is not 'word count'"):
         parse_word_counts("low ²")  # a digit int() cannot read
-    with pytest.raises(ClaimError, match="line 1: 'low 000' is not"):
+    with pytest.raises(ClaimError, match="line 1: 'low 000': the count '000' is not a positive whole number"):
         parse_word_counts("low 000")
     assert looks_like_word_counts("low 5\nlow 99999999999999999999999")  # shaped as counts: its error is shown
     assert not looks_like_word_counts("low 5\nthe cat")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import state
+from ui import presentation, state
 from ui.layout import PAGES, setup_page
 
 from .conftest import APP_TIMEOUT, REPO
@@ -54,6 +55,9 @@ def test_each_page_draws_the_navigation(page):
     assert [link.proto.icon for link in links[: len(PAGES)]] == [p.icon for p in PAGES]
     has_sidebar = any(b.label == "Train" for b in at.sidebar.button)
     assert has_sidebar == (page.title != "Lessons")  # Lessons do not use the training sidebar
+    top = [e.proto for e in at.get("bidi_component") if e.proto.component_name == "bpe_explorer.page_top"]
+    assert [json.loads(p.json) for p in top] == [page.title]  # opens at its top when the tab came from another page
+    assert f".st-key-{state.PAGE_TOP}{{display:none}}" in presentation.BASE_CSS  # and takes no room
 
 
 def test_settings_and_pasted_text_survive_a_visit_to_lessons():

@@ -24,7 +24,7 @@ JM = {"low": 5, "lowest": 2, "newer": 6, "wider": 3, "new": 2}
 """Jurafsky & Martin, Speech and Language Processing (3rd ed.), ch. 2: the corpus of their BPE example."""
 JM_CLAIM = [("e", "r"), ("er", "_"), ("n", "e"), ("ne", "w"), ("l", "o"), ("lo", "w"), ("new", "er_"), ("low", "_")]
 """Their eight merges, with _ as the end-of-word marker."""
-JM_SENTENCE = "first_seen, with _ as the end-of-word marker attached to the word as a symbol of its own (l o w _)"
+JM_SENTENCE = "first_seen, with _ as a separate end-of-word marker, a symbol of its own after each word (l o w _)"
 
 # ----------------------------------------------------------------- Jurafsky & Martin
 
@@ -70,12 +70,12 @@ def test_jurafsky_and_martin_encoding_in_their_notation():
         (
             "5 l o w _\n2 l o w e s t _\n6 n e w e r _\n3 w i d e r _\n2 n e w _",
             "5 l o w _",
-            "5 words with counts, spelled with spaces, _ at the end (18 in all)",
+            "5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)",
         ),
         (
             "l o w _ 5\nl o w e s t _ 2\nn e w e r _ 6\nw i d e r _ 3\nn e w _ 2",
             "l o w _ 5",
-            "5 words with counts, spelled with spaces, _ at the end (18 in all)",
+            "5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)",
         ),
         (
             "[('low', 5), ('lowest', 2),\n ('newer', 6), (\"wider\", 3), ('new', 2)]",
@@ -93,11 +93,30 @@ def test_corpus_layouts_as_books_print_them(text, layout, said):
     assert read.notation == (Notation("_") if "_" in text else None)
 
 
+@pytest.mark.parametrize("marker", ["_", "</w>"])
+def test_sentences_name_an_end_markers_placement_as_the_marker_box_does(marker):
+    """One vocabulary (trial A, item 9): the verdict and the corpus caption say ``separate`` or ``attached`` as
+    the Marker box and the settings table (:meth:`Notation.label`) do, never the other placement's word."""
+    for placement, other in (("separate", "attached"), ("attached", "separate")):
+        notation = Notation(marker, placement)
+        assert notation.label() == f"{marker} {placement}"
+        said = notation.describe()
+        assert placement in said and other not in said
+        counts = read_word_counts(f"5 {notation.spelled('low')}").describe()
+        assert placement in counts and other not in counts
+    assert Notation(marker).describe() == (
+        f"{marker} as a separate end-of-word marker, a symbol of its own after each word (l o w {marker})"
+    )
+    assert Notation(marker, "attached").describe() == (
+        f"{marker} as an attached end-of-word marker, glued to each word's last character (l o w{marker})"
+    )
+
+
 def test_spelled_layouts_carry_their_marker_and_placement():
     assert read_word_counts("5 l o w_\n2 n e w_").notation == Notation("_", "attached")
     assert (
-        read_word_counts("5 l o w_").describe() == "1 word with counts, spelled with spaces, _ at the end glued to "
-        "the last character (5 in all)"
+        read_word_counts("5 l o w_").describe() == "1 word with counts, spelled with spaces, _ at the end attached "
+        "to the last character (5 in all)"
     )
     assert read_word_counts("▁ l o w 5").notation == Notation("▁")
     assert read_word_counts("l@@ o@@ w 5").notation == Notation("@@", "attached")
@@ -115,6 +134,53 @@ def test_layouts_that_do_not_read():
     assert not looks_like_word_counts("('low', 5) and more")
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("low -5\nlower 2", "line 1: 'low -5': the count '-5' is not a positive whole number"),
+        ("low 5\nlower 0\nnewest 6", "line 2: 'lower 0': the count '0' is not a positive whole number"),
+        ("low: 5\nlower: 2.5", "line 2: 'lower: 2.5': the count '2.5' is not a positive whole number"),
+        ("-5 l o w _\n2 l o w e s t _", "line 1: '-5 l o w _': the count '-5' is not a positive whole number"),
+        ("low 5\n2 lowest\nnewer 6", "line 2: '2 lowest' is written another way than the lines above (5 low)"),
+        ("low 5\nlower 2\nnewest six", "line 3: 'newest six' is not 'word count' with a positive count"),
+    ],
+)
+def test_mostly_word_counts_name_the_line_that_does_not_read(text, said):
+    """Trial A, item 13: ``low -5 / lower 2`` was read as running text and the claim "held"; a box most of whose
+    lines read as word counts (or would but for their count) is word counts, and the bad line is named."""
+    assert looks_like_word_counts(text) and not looks_like_word_counts(text, every_entry=True)
+    with pytest.raises(ClaimError) as info:
+        read_word_counts(text)
+    assert str(info.value) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the cat sat on the mat",
+        "see page 5\nthe end",
+        "Chapter 1\nIt was a dark and stormy night, and the rain fell in torrents",
+        "low 5\nthe cat",  # half, not most
+        "I have 5 apples\nyou have -3",
+        "-5",
+    ],
+)
+def test_running_text_stays_running_text(text):
+    assert not looks_like_word_counts(text)
+
+
+def test_a_long_bad_line_is_quoted_short():
+    line = " ".join("a" * 5000) + " -5"
+    with pytest.raises(ClaimError) as info:
+        read_word_counts(f"low 5\n{line}")
+    assert str(info.value).startswith("line 2: 'a a a") and len(str(info.value)) < 140
+    huge = "low " + "-" + "9" * 5000
+    assert looks_like_word_counts(huge)
+    with pytest.raises(ClaimError) as info:
+        read_word_counts(huge)
+    assert len(str(info.value)) < 140
+
+
 def test_claimed_merges_with_arrows():
     assert parse_claimed("e r → er\ner _ -> er_") == [(("e", "r"), None), (("er", "_"), None)]
 
@@ -126,10 +192,30 @@ def test_sentencepiece_marker_at_the_start():
     claim = train({"▁" + w: c for w, c in JM.items()}, num_merges=6, pretokenizer="whitespace").merges
     assert claim[:2] == [("e", "r"), ("▁", "n")]
     report = check_merges(JM, claim, marker="▁")
-    assert report.holds and report.conditions().endswith("a symbol of its own before the word (▁ l o w)")
+    assert report.holds and report.conditions().endswith("a symbol of its own before each word (▁ l o w)")
     found = find_settings(JM, claim)
     assert CheckSettings("whitespace", "separate", "first_seen", 2, "char", "▁") in found
     assert found[0].train_corpus(JM) == {"▁" + w: c for w, c in JM.items()}
+
+
+def test_a_start_marker_glued_to_the_first_character_is_read_once_and_printed_once():
+    """Trial A, item 10: ``5 ▁l o w`` printed its example as ``(▁ ▁ l o w)``."""
+    read = read_word_counts("5 ▁l o w\n2 ▁n e w")
+    assert (read.counts, read.notation, read.glued_start) == ({"low": 5, "new": 2}, Notation("▁"), True)
+    assert read.describe() == (
+        "2 words with counts, spelled with spaces, ▁ at the start glued to the first character, "
+        "read as a symbol of its own (7 in all)"
+    )
+    separate = read_word_counts("5 ▁ l o w\n2 ▁ n e w\n3 ▁a")
+    assert separate.counts == {"low": 5, "new": 2, "a": 3} and not separate.glued_start
+    assert separate.describe() == "3 words with counts, spelled with spaces, ▁ at the start (10 in all)"
+    assert Notation("▁").spelled("▁low") == Notation("▁").spelled("low") == "▁ l o w"
+    assert Notation("Ġ").spelled("Ġlow") == "Ġ l o w"
+    assert Notation("▁").corpus("▁low new") == "▁low ▁new" and Notation("▁").corpus({"▁low": 1}) == {"▁low": 1}
+    claim = [("▁", "l"), ("▁l", "o")]
+    for corpus in (read.counts, {"▁low": 5, "▁new": 2}, "▁low ▁low ▁new"):  # the marker written or not
+        report = check_merges(corpus, claim, marker="▁", min_frequency=1)
+        assert report.holds and report.conditions().endswith("before each word (▁ l o w)"), report.conditions()
 
 
 def test_gpt2_space_marker_on_text():

@@ -33,6 +33,21 @@ def test_a_claim_without_counts_leaves_the_count_cells_blank():
     assert ">7<" in html
 
 
+def test_missing_counts_are_blank_text_not_numbers_and_counts_group_thousands():
+    """st.dataframe draws a missing number as a grey "None" whatever the Styler says (trial A, item 7): the
+    count columns that may be empty are text, blank where there is no count."""
+    report = check_merges({"low": 1234, "lower": 2}, [(("l", "o"), None), (("lo", "w"), 1236), (("x", "y"), 5)])
+    frame = verdict_frame(report)
+    assert frame["claimed count"].tolist() == ["", "1,236", "5"]
+    assert frame["true count"].tolist() == ["1,236", "1,236", "1,234"]
+    assert frame["count of the claimed pair"].tolist() == [1236, 1236, 0]
+    stopped = verdict_frame(
+        check_merges({"ab": 1}, [("a", "b"), ("x", "y")], pretokenizer="whitespace", min_frequency=1)
+    )
+    assert stopped["true count"].tolist() == ["1", ""] and stopped["true merge"].tolist() == ["a + b", "—"]
+    assert ">1,236<" in highlight_row(frame, None).to_html()
+
+
 def test_check_corpus_opens_in_train_only_when_it_fits_the_paste_box():
     from bpe_core import CheckSettings
     from ui.checking import read_corpus

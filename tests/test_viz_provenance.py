@@ -118,8 +118,8 @@ def test_verdict_tables():
     assert verdict_markdown(holding) == verdict_sentence(holding)
     jm = check_merges(JM, JM_CLAIM, marker="_")
     assert verdict_markdown(jm) == (
-        "All 8 claimed merges hold under first_seen, with `_` as the end-of-word marker attached to the word "
-        "as a symbol of its own (`l o w _`)."
+        "All 8 claimed merges hold under first_seen, with `_` as a separate end-of-word marker, a symbol of its "
+        "own after each word (`l o w _`)."
     )
     escaped = verdict_markdown(check_merges(LOW, [("**a**", "b")]))
     assert escaped.startswith(r"The claim is wrong from merge 1\: \(\*\*a\*\*")

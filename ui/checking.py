@@ -22,6 +22,7 @@ from ui.corpus import MAX_PASTE_CHARS, CorpusChoice
 from ui.links import CHECK_MAX_CORPUS_CHARS
 from ui.provenance import open_train_at
 from ui.settings import TrainSettings
+from viz.checking import COUNT_TEXT_COLUMNS
 
 KINDS = ("Detect", "Word counts", "Text")
 """How the corpus box is read: detected, word counts (``low 5``, ``5 l o w _`` ...), or running text."""
@@ -36,6 +37,10 @@ PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
     "none": ("none", "separate"),
 }
 """The check page's pre-tokenizer choices (see :data:`bpe_core.checking.PRETOKENIZER_CHOICES`)."""
+DETECTED_COUNTS = (
+    "Most lines read as word counts; to check this box as running text, choose Text under “Read the corpus as”."
+)
+"""Said after the line a detected word count list cannot read."""
 TEXT_ONLY = frozenset({"trailing_space", "gpt2", "none"})
 """Pre-tokenizers that only differ from ``whitespace`` on running text, not on word counts."""
 DETECT = "Detect"
@@ -52,6 +57,9 @@ NOTATION_LABELS: dict[str, Notation | None] = {
     "@@ continuation (subword-nmt)": Notation("@@", "attached"),
 }
 """The marker box's choices: detect it, none (the pre-tokenizer's own notation), or one of the markers books use."""
+VERDICT_COLUMNS = {name: st.column_config.TextColumn(alignment="right") for name in COUNT_TEXT_COLUMNS}
+"""The verdict table's count columns that may be blank are text (:func:`viz.checking.verdict_frame`): aligned
+as numbers."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ class ExampleCorpus:
         return self.counts is not None
 
     def describe(self) -> str:
-        """``5 words with counts, spelled with spaces, _ at the end (18 in all)``, or
+        """``5 words with counts, spelled with spaces, _ at the end as a separate symbol (18 in all)``, or
         ``running text (120 characters)``."""
         if self.counts is not None:
             return self.counts.describe()
@@ -98,6 +106,11 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
     """Read the corpus box as ``kind`` (one of :data:`KINDS`); word counts in any layout of
     :func:`bpe_core.checking.read_word_counts`.
 
+    With Detect, a box most of whose lines read as word counts is read as word counts
+    (:func:`bpe_core.checking.looks_like_word_counts`): a line that does not (``low -5``, another layout)
+    is named, with how to read the box as running text instead (:data:`DETECTED_COUNTS`), rather than the
+    whole box silently read as text.
+
     Raises:
         bpe_core.ClaimError: word counts that cannot be read, or a count past
             :data:`bpe_core.corpus.MAX_WORD_FREQUENCY` (naming the line).
@@ -105,10 +118,18 @@ def read_corpus(box: str, kind: str) -> ExampleCorpus:
     """
     if not box.strip():
         raise bpe_core.EmptyCorpusError("the corpus box is empty: type word counts such as 'low 5', or text")
-    if kind == "Word counts" or (kind == "Detect" and looks_like_word_counts(box)):
+    if kind == "Word counts":
         counts = read_word_counts(box)
-        return ExampleCorpus(counts.counts, counts)
-    return ExampleCorpus(box)
+    elif kind == "Detect" and looks_like_word_counts(box):
+        try:
+            counts = read_word_counts(box)
+        except bpe_core.ClaimError as exc:
+            if looks_like_word_counts(box, every_entry=True):
+                raise  # every line is a word count (one too large, say): no doubt it is meant as counts
+            raise bpe_core.ClaimError(f"{exc}. {DETECTED_COUNTS}") from exc
+    else:
+        return ExampleCorpus(box)
+    return ExampleCorpus(counts.counts, counts)
 
 
 def _too_long(what: str, counted: bool) -> str:

@@ -20,6 +20,7 @@ import streamlit as st
 from ui import presentation, sidebar, state
 from ui.cache import start_preload
 from ui.links import check_link, unknown_page_notice
+from ui.page_top import open_at_top
 from viz.markdown import plain
 
 ICON = Path(__file__).parent / "icon.png"
@@ -80,6 +81,7 @@ def setup_page(title: str, *, training_sidebar: bool = True) -> None:
     check_link()  # before any widget reads a value from the URL
     start_preload()
     present = _navigation()
+    open_at_top(title)  # Streamlit keeps the scroll position across pages: a page switch starts at the top
     st.set_page_config(initial_sidebar_state="collapsed" if present else "auto")
     # st.markdown, not st.html: the page's own HTML elements (token rows) stay the only st.html ones
     st.markdown(presentation.css(present), unsafe_allow_html=True)

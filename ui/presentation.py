@@ -33,6 +33,7 @@ header[data-testid="stHeader"] button,header[data-testid="stHeader"] button *{po
 .st-key-wrap-columns [data-testid="stColumn"]{min-width:16.5rem}
 [data-testid="stMain"]:focus::before,[data-testid="stMain"]:focus-visible::before{box-shadow:none}
 [class*="st-key-player-controls"] [data-testid="stElementContainer"]:has(.stBidiComponent){display:none}
+.st-key-page_top{display:none}
 """
 """Both modes: the navigation row sits in the band of Streamlit's header (made see-through; its
 buttons still take clicks) instead of below it, and page titles fit one line at 1280 px. Columns
@@ -40,7 +41,7 @@ inside a container keyed :data:`WRAP_COLUMNS` move to a new row rather than beco
 run label such as ``D: whitespace_eow/byte/attached`` (which has no space to wrap at). The main area, focused by a
 click on a blank spot (so that the players' keys reach it), draws no grey frame round itself; controls keep
 their own keyboard focus rings. A step player's key counter (:mod:`ui.player`, a component with nothing to show)
-takes no room in its controls."""
+takes no room in its controls, nor does the component that opens each page at its top (:mod:`ui.page_top`)."""
 WRAP_COLUMNS = "wrap-columns"
 """The key of a container whose columns wrap to a new row instead of narrowing below 16.5rem."""
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 # Navigation row: presentation mode (also the link's ?present=true)
 PRESENT = "present"
+PAGE_TOP = "page_top"
+"""The component that opens each page at its top (:mod:`ui.page_top`)."""
 
 # Sidebar: corpus source
 SOURCE = "corpus_source"

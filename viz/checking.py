@@ -26,35 +26,47 @@ def _pair(pair: tuple[str, str] | None, show: Show) -> str:
     return "—" if pair is None else f"{show(pair[0])} + {show(pair[1])}"
 
 
+def _count(n: int | None) -> str:
+    """A count as a table cell: ``1,234``, or blank when there is none."""
+    return "" if n is None else f"{n:,}"
+
+
+COUNT_TEXT_COLUMNS = ("claimed count", "true count")
+"""The verdict table's count columns that may be empty, as text (see :func:`verdict_frame`)."""
+
+
 def verdict_frame(report: MergeCheck, show: Show = _same) -> pd.DataFrame:
     """One row per claimed merge: ``merge`` (1-based), ``claimed``, ``claimed count``, ``true merge``,
-    ``true count``, ``count of the claimed pair`` and ``holds`` (✓/✗)."""
+    ``true count``, ``count of the claimed pair`` (an int) and ``holds`` (✓/✗).
+
+    The columns of :data:`COUNT_TEXT_COLUMNS` are text (``1,234``), blank where the claim gives no count or
+    training had stopped: ``st.dataframe`` draws a missing number as a grey ``None`` whatever the styling says,
+    so a missing count must not be a number (the page right-aligns these columns)."""
     return pd.DataFrame(
         [
             {
                 "merge": s.index + 1,
                 "claimed": _pair(s.claimed, show),
-                "claimed count": s.claimed_count,
+                "claimed count": _count(s.claimed_count),
                 "true merge": _pair(s.actual, show),
-                "true count": s.actual_count,
+                "true count": _count(s.actual_count),
                 "count of the claimed pair": s.claimed_pair_count,
                 "holds": OK_MARK if s.ok else WRONG_MARK,
             }
             for s in report.steps
         ],
         columns=["merge", "claimed", "claimed count", "true merge", "true count", "count of the claimed pair", "holds"],
-    ).astype({"claimed count": "Int64", "true count": "Int64"})
+    )
 
 
 def highlight_row(frame: pd.DataFrame, row: int | None) -> Styler:
-    """``frame`` styled with row number ``row`` (0-based position) highlighted, or plain when ``row`` is None.
-
-    Missing values (a claim that gives no count) show as blank cells, not ``None``."""
+    """``frame`` styled with row number ``row`` (0-based position) highlighted, or plain when ``row`` is None;
+    numbers with thousands separators (``1,234``), as the text count columns write them."""
 
     def paint(r: pd.Series) -> list[str]:
         return [WRONG_STYLE if row is not None and r.name == row else "" for _ in r]
 
-    return frame.style.apply(paint, axis=1).format(na_rep="")
+    return frame.style.apply(paint, axis=1).format(thousands=",")
 
 
 def top_pairs_frame(step: ClaimStep, show: Show = _same) -> pd.DataFrame:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPEError, TokenIdError
-from bpe_core.provenance import find_tokens, merge_rules
+from bpe_core.provenance import find_tokens, merge_rules, token_id_of
 from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained
 from ui.layout import setup_page
@@ -42,9 +42,8 @@ st.caption(
     "Every token that is not a base symbol was made by one merge joining two older tokens. Pick a token "
     "from the merge list or search for it, and see the whole tree of merges down to characters or bytes."
 )
-if state.TREE_TOKEN not in st.session_state:  # a shared link: ?token=262
-    linked = st.query_params.get(TOKEN_PARAM, "")
-    st.session_state[state.TREE_TOKEN] = int(linked) if linked.isdigit() else None
+if state.TREE_TOKEN not in st.session_state:  # a shared link: ?token=262 (its text: token_id_of reads it)
+    st.session_state[state.TREE_TOKEN] = st.query_params.get(TOKEN_PARAM) or None
 corpus, settings = sidebar.applied()
 choice = st.radio(
     "Tokenizer", [TRAINED, *READY], key=state.TREE_TOKENIZER, horizontal=True, on_change=forget_token, bind=BIND
@@ -87,7 +86,7 @@ with right:
         st.info("Search for a token, or clear the search to see the merge list.")
     else:
         try:
-            tree_view(source, token, key="tree")
+            tree_view(source, token_id_of(tokenizer, token), key="tree")
         except TokenIdError as exc:
             st.error(plain(exc))
 if audit is not None:

@@ -72,7 +72,23 @@ def test_trees_page_link_opens_a_cl100k_token_and_says_recovered():
 
 def test_trees_page_unknown_id_is_a_message():
     at = opened_link({"token": "999999"}, TREES)
-    assert any("out of range" in e for e in errors(at))
+    assert errors(at) == ["token id 999999 is outside the vocabulary of 257 tokens (ids 0 to 256)"]
+    at = opened_link({"token": "99999999999999999999999", state.TREE_TOKENIZER: "GPT-2"}, TREES)
+    assert errors(at) == [
+        "token id 99999999999999999999999 is outside the vocabulary of 50,257 tokens (ids 0 to 50,256)"
+    ]
+    for bad in ("9" * 5000, "²", "abc"):  # int() refuses the first two: no traceback either way
+        at = opened_link({"token": bad}, TREES)
+        assert not at.exception and len(errors(at)) == 1 and len(errors(at)[0]) < 120
+
+
+def test_trees_page_says_a_special_token_has_no_tree():
+    at = opened_link({"token": "50256", state.TREE_TOKENIZER: "GPT-2"}, TREES)
+    assert tree_captions(at) == [
+        "“<|endoftext|>” (id 50,256) is a special token: it is cut out of the text before pre-tokenization and "
+        "BPE, so no merge forms it and it has no merge tree."
+    ]
+    assert not at.get("plotly_chart")
 
 
 def test_trees_page_shows_user_tokens_escaped():

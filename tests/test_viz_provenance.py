@@ -97,6 +97,20 @@ def test_tree_summaries():
     )
     leaf = bpe_core.merge_tree(result, 1)
     assert tree_summary(leaf) == "“e” (id 1) is a base symbol: no merge formed it."
+    gpt2 = bpe_core.formats.bundled("gpt2")
+    assert tree_summary(bpe_core.merge_tree(gpt2, 50256)) == (
+        "“<|endoftext|>” (id 50,256) is a special token: it is cut out of the text before pre-tokenization and "
+        "BPE, so no merge forms it and it has no merge tree."
+    )
+    assert tree_figure(bpe_core.merge_tree(gpt2, 50256)).data[0].hovertext == (
+        "&lt;|endoftext|&gt; (id 50,256)<br>special token",
+    )
+    char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
+    byte = bpe_core.merge_tree(char, char.byte_fallback_ids[0xC3])
+    assert tree_summary(byte) == (
+        f"“<0xC3>” (id {byte.token_id:,}) is a fallback token: it stands for a byte or character outside the base "
+        "alphabet, so no merge forms it and it has no merge tree."
+    )
 
 
 def test_verdict_tables():

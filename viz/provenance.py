@@ -86,7 +86,7 @@ def _hover(node: MergeTree, show: Show) -> str:
     """Escaped hover text for one box."""
     lines = [f"{html.escape(show(node.token))} (id {node.token_id:,})"]
     if node.is_leaf:
-        lines.append("base symbol" if node.rank is None else "")
+        lines.append(LEAF_NAMES[node.kind])
     else:
         assert node.left is not None and node.right is not None
         parts = " + ".join(html.escape(show(part.token)) for part in (node.left, node.right))
@@ -143,11 +143,28 @@ def mark_pair(symbols: tuple[str, ...], position: int, show: Show = _same) -> st
     return " ".join(shown)
 
 
+LEAF_SENTENCES = {
+    "base": "is a base symbol: no merge formed it.",
+    "special": (
+        "is a special token: it is cut out of the text before pre-tokenization and BPE, so no merge forms it "
+        "and it has no merge tree."
+    ),
+    "fallback": (
+        "is a fallback token: it stands for a byte or character outside the base alphabet, so no merge forms it "
+        "and it has no merge tree."
+    ),
+}
+"""How :func:`tree_summary` ends for a token no merge formed, by :attr:`bpe_core.MergeTree.kind`."""
+LEAF_NAMES = {"base": "base symbol", "special": "special token", "fallback": "fallback token"}
+"""A leaf box's hover line, by :attr:`bpe_core.MergeTree.kind`."""
+
+
 def tree_summary(tree: MergeTree, show: Show = _same) -> str:
-    """One plain sentence: how many merges and base symbols build the token, over which ranks."""
+    """One plain sentence: how many merges and base symbols build the token, over which ranks (or, for a token
+    no merge formed, whether it is a base symbol, a special token or a fallback token)."""
     token = show(tree.token)
     if tree.is_leaf:
-        return f"“{token}” (id {tree.token_id:,}) is a base symbol: no merge formed it."
+        return f"“{token}” (id {tree.token_id:,}) {LEAF_SENTENCES[tree.kind]}"
     ranks = [node.rank for node in tree.nodes() if node.rank is not None]
     leaves = len(tree.leaves())
     merges, depth = tree.num_merges(), tree.depth()

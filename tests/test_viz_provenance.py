@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import bpe_core
 import bpe_core.formats
 from bpe_core import Tokenizer, train
@@ -17,8 +19,11 @@ from viz.checking import (
     verdict_markdown,
     verdict_sentence,
 )
+from viz.contrast import MIN_CONTRAST, contrast, text_color
 from viz.provenance import (
     AUDIT_VIEWS,
+    LEAF_COLOR,
+    MERGE_COLORS,
     OWN_TEXT,
     UNSEEN_MERGES,
     UNSEEN_MODEL_TEXT,
@@ -60,6 +65,27 @@ def test_icicle_paths_values_and_labels():
         assert not children or sum(children) == values[node_id]
     assert values["0"] == len(b"newest ")
     assert "merge 8 of the training, pair count 6" in trace.hovertext[0]
+
+
+def test_every_icicle_box_has_text_of_wcag_aa_contrast():
+    """WCAG 2.1 AA (success criterion 1.4.3): text at least 4.5:1 against its box, for every fill the icicle uses."""
+    assert contrast("#ffffff", "#000000") == pytest.approx(21.0)
+    assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the lightest grey that passes on white
+    assert contrast("#ffffff", "#fde68a") < 1.3  # the root box's old white-on-yellow
+    for fill in (*MERGE_COLORS, LEAF_COLOR):
+        assert contrast(text_color(fill), fill) >= MIN_CONTRAST, fill
+    assert text_color("#1e3a8a") == "#ffffff" and text_color("#fde68a") == "#0f172a"
+    with pytest.raises(ValueError, match="no text colour reaches 4.5:1"):
+        text_color("#777777")  # mid-grey: neither black nor white text passes
+    letters = "abcdefghijk"
+    chain = Tokenizer.from_merges([(letters[:i], letters[i]) for i in range(1, 11)], pretokenizer="none")
+    deep = bpe_core.merge_tree(chain, chain.vocab[letters])  # ten levels of merges: every fill of the icicle
+    trace = tree_figure(deep).data[0]
+    assert trace.leaf.opacity == 1  # plotly's default 0.7 would draw the leaves lighter than the fill checked
+    fills, texts = trace.marker.colors, trace.textfont.color
+    assert set(fills) == {*MERGE_COLORS, LEAF_COLOR} and len(texts) == len(fills)
+    for fill, text in zip(fills, texts):
+        assert contrast(text, fill) >= MIN_CONTRAST
 
 
 def test_icicle_escapes_markup_in_tokens():

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from bpe_core import MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
 from bpe_core.audit import KINDS, own_encoding
 from bpe_core.provenance import CorpusPlace
+from viz.contrast import text_color
 from viz.tokens import describe_bytes
 
 Show = Callable[[str], str]
@@ -24,7 +25,9 @@ Show = Callable[[str], str]
 
 LEAF_COLOR = "#e2e8f0"
 MERGE_COLORS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa", "#a5f3fc", "#f5d0fe")
-"""Merge nodes are coloured by depth below the root, leaves grey."""
+"""Merge nodes are coloured by depth below the root, leaves grey. Each box's text takes
+:func:`viz.contrast.text_color` of its fill (at least 4.5:1, WCAG 2.1 AA), and leaves are drawn opaque,
+so the fill the ratio is computed for is the one on screen (plotly draws leaves at 0.7 opacity by default)."""
 ROW_HEIGHT = 56
 """Pixels per level of the icicle."""
 
@@ -69,11 +72,12 @@ def tree_figure(tree: MergeTree, show: Show = _same) -> go.Figure:
             values=values,
             branchvalues="total",
             marker={"colors": colors, "line": {"color": "#475569", "width": 1}},
+            leaf={"opacity": 1},
             tiling={"orientation": "v"},
             hovertext=hovers,
             hoverinfo="text",
             textinfo="label",
-            textfont={"family": "ui-monospace, monospace"},
+            textfont={"family": "ui-monospace, monospace", "color": [text_color(c) for c in colors]},
             sort=False,
             maxdepth=-1,
         )

@@ -10,7 +10,7 @@ from bpe_core.provenance import find_tokens, merge_rules, token_id_of
 from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained
 from ui.layout import setup_page
-from ui.provenance import audit_list, audit_toggle, follow_train_link, tree_view
+from ui.provenance import MERGE_LIST_COLUMNS, audit_list, audit_toggle, follow_train_link, glitch_headline, tree_view
 from viz.markdown import left_out, plain
 from viz.provenance import tokens_frame
 from viz.tokens import display_of
@@ -56,8 +56,10 @@ except (BPEError, TypeError) as exc:
 tokenizer = source.tokenizer if choice == TRAINED else source
 show = display_of(source)
 audit = audit_toggle(tokenizer, None if choice == TRAINED else choice, corpus, settings)
+if audit is not None:
+    glitch_headline(audit)
 
-left, right = st.columns([1, 1.4])
+left, right = st.columns([1.3, 1])
 with left:
     query = st.text_input("Search a token by text or id", key=state.TREE_SEARCH, placeholder="the", bind=BIND)
     if query:
@@ -74,6 +76,7 @@ with left:
         tokens_frame(tokenizer, ids, show, audit),
         hide_index=True,
         width="stretch",
+        column_config=MERGE_LIST_COLUMNS,
         key=state.TREE_TABLE,
         on_select=pick_row,
         selection_mode="single-row",

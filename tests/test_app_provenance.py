@@ -7,7 +7,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bpe_core.audit import KINDS
 from ui import state
+from ui.provenance import AUDIT_ANCHOR
 
 from .conftest import APP_TIMEOUT
 from .test_app import APP, captions, opened_link, seen, subheaders, unfold
@@ -115,6 +117,17 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
     merges = at.dataframe[0].value
     assert merges.iloc[0][["token", "uses", "audit"]].tolist() == ["e</w>", 80, ""]
     assert "Glitch tokens" in subheaders(at)
+    # the findings' counts near the top (on the first screen), linking down to the lists
+    headline = [seen(m.value) for m in at.markdown if m.value.startswith("**Glitch tokens**")]
+    assert headline == [
+        "**Glitch tokens** of 256: 0 partial UTF-8, 0 unreachable, 14 never used in the corpus (14 of them "
+        f"scaffolds). [Lists ↓](#{AUDIT_ANCHOR})"
+    ]
+    assert next(s for s in at.subheader if s.value == "Glitch tokens").proto.anchor == AUDIT_ANCHOR
+    # numbers in narrow columns, the audit column wide enough for its longest label (one finding per token)
+    columns = json.loads(at.dataframe[0].proto.columns)
+    assert [columns[c]["width"] for c in ("id", "rank", "uses", "audit")] == [64, 64, 56, 112]
+    assert columns["audit"]["width"] >= 8 * max(map(len, KINDS.values()))  # about 8 px a character at 1.2 zoom
     summary = next(c for c in captions(at) if c.startswith("Of 256 tokens"))
     assert summary.endswith(
         "Encoding Shakespeare excerpt (12 KB) gives 5,498 tokens and never uses 14 of the 256; 14 of those are "
@@ -122,6 +135,7 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
     )
     assert [seen(i.value) for i in at.info] == ["No token of this vocabulary is in this list."]  # none unreachable
     at.selectbox(key=state.TREE_AUDIT_KIND).set_value("Scaffolds (never used, part of a merge)").run()
+    assert [seen(m.value) for m in at.markdown if m.value.startswith("**Glitch tokens**")] == headline  # once
     table = audit_table(at, "scaffold")
     assert len(table.value) == 14 and table.value.iloc[0][["token", "uses", "audit"]].tolist() == [
         "!",
@@ -140,6 +154,7 @@ def test_trees_page_audit_can_be_switched_off():
     assert not at.exception
     assert list(at.dataframe[0].value.columns) == ["id", "token", "rank", "left", "right"]
     assert "Glitch tokens" not in subheaders(at)
+    assert not [m for m in at.markdown if m.value.startswith("**Glitch tokens**")]
 
 
 def test_trees_page_lists_gpt2s_partial_utf8_tokens():

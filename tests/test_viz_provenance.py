@@ -29,6 +29,7 @@ from viz.provenance import (
     UNSEEN_MODEL_TEXT,
     UNSEEN_TOKENIZER_TEXT,
     audit_frame,
+    audit_headline,
     audit_ids,
     audit_summary,
     mark_pair,
@@ -190,7 +191,7 @@ def test_the_merge_list_marks_audited_tokens():
     frame = tokens_frame(tok, ids, display_of(result), audit)
     assert list(frame.columns) == ["id", "token", "rank", "left", "right", "uses", "audit"]
     assert frame["uses"].tolist() == [0, 6, 0]
-    assert frame["audit"].tolist() == ["never used · scaffold", "", "never used · scaffold"]
+    assert frame["audit"].tolist() == ["scaffold", "", "scaffold"]  # the main finding: a scaffold is never used
     without_corpus = tokens_frame(tok, ids, display_of(result), bpe_core.audit_vocabulary(tok))
     assert list(without_corpus.columns) == ["id", "token", "rank", "left", "right", "audit"]
 
@@ -214,6 +215,10 @@ def test_audit_lists_and_summary():
     assert "0 partial UTF-8 (bytes that are no text on their own), 1 unreachable (their own text" in summary
     assert "Encoding two words gives 4 tokens" in summary
     assert "Give a corpus" in audit_summary(bpe_core.audit_vocabulary(made))
+    assert audit_headline(audit) == (
+        "of 9: 0 partial UTF-8, 1 unreachable, 6 never used in the corpus (3 of them scaffolds)."
+    )
+    assert audit_headline(bpe_core.audit_vocabulary(made)).endswith(": 0 partial UTF-8, 1 unreachable.")
     assert set(AUDIT_VIEWS.values()) == {"unreachable", "partial_utf8", "never_used", "scaffold"}
 
 

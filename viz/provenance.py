@@ -210,7 +210,7 @@ def tokens_frame(
             "right": show(node.right.token) if node.right is not None else "",
         }
         if audit is not None:
-            row |= _audit_cells(audit, i)
+            row |= _audit_cells(audit, i, compact=True)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=["id", "token", "rank", "left", "right", *_audit_columns(audit)])
     frame["rank"] = frame["rank"].astype("Int64")
@@ -239,8 +239,24 @@ def _audit_columns(audit: VocabularyAudit | None) -> list[str]:
     return ["uses", "audit"] if audit.usage is not None else ["audit"]
 
 
-def _audit_cells(audit: VocabularyAudit, token_id: int) -> dict[str, object]:
-    cells: dict[str, object] = {"audit": " · ".join(KINDS[k] for k in audit.kinds(token_id))}
+MAIN_FINDING = ("partial_utf8", "unreachable", "scaffold", "never_used")
+"""The merge list's audit column names one finding per token, the first of these it has: partial UTF-8 and
+unreachable tokens are also never used, and every scaffold is never used."""
+MERGE_LIST_AUDIT_HELP = (
+    "The token's main finding: partial UTF-8 (bytes that are no text on their own), unreachable (its own text "
+    "encodes to other tokens), scaffold (never used, part of a merge) or never used. The Glitch tokens lists "
+    "below give every finding."
+)
+"""The merge list's audit column header's help."""
+
+
+def _audit_cells(audit: VocabularyAudit, token_id: int, *, compact: bool = False) -> dict[str, object]:
+    """``audit`` (every finding's label, or with ``compact`` only the first of :data:`MAIN_FINDING`, for the
+    merge list's narrow column) and, with a corpus, ``uses``."""
+    kinds = audit.kinds(token_id)
+    if compact:
+        kinds = next(((k,) for k in MAIN_FINDING if k in kinds), ())
+    cells: dict[str, object] = {"audit": " · ".join(KINDS[k] for k in kinds)}
     if audit.usage is not None:
         cells["uses"] = audit.uses(token_id)
     return cells
@@ -272,6 +288,18 @@ def audit_summary(audit: VocabularyAudit, corpus_name: str = "") -> str:
         f" Encoding{where} gives {audit.corpus_tokens:,} tokens and never uses {len(audit.never_used):,} of the "
         f"{n:,}; {len(audit.scaffolds):,} of those are scaffolds: parts of a merge rule that only built longer tokens."
     )
+
+
+def audit_headline(audit: VocabularyAudit) -> str:
+    """Each finding's count on one plain line, for the top of the Token trees page (the lists below name the
+    corpus and explain each finding): ``of 50,256: 344 partial UTF-8, 0 unreachable, 49,257 never used in the
+    corpus (14,030 of them scaffolds).``"""
+    text = (
+        f"of {len(audit.audited):,}: {len(audit.partial_utf8):,} partial UTF-8, {len(audit.unreachable):,} unreachable"
+    )
+    if audit.never_used is None or audit.scaffolds is None:
+        return text + "."
+    return text + f", {len(audit.never_used):,} never used in the corpus ({len(audit.scaffolds):,} of them scaffolds)."
 
 
 def audit_frame(

@@ -189,7 +189,13 @@ def test_lesson_on_tokens_never_seen():
         0,
         "only in the tokenizer's text",
     ]
-    assert any("The model never sees the other 30" in seen(m.value) for m in at.markdown)
+    assert any(
+        seen(m.value).startswith("Encoding the model's text uses 11 of the vocabulary's 41 tokens (ids 0 to 40,")
+        and "The model never sees the other 30" in seen(m.value)
+        for m in at.markdown
+    )
+    token_width = json.loads(at.dataframe[0].proto.columns)["token"]["width"]
+    assert token_width >= 8 * len("solidgoldmagikarp</w>")  # seen whole, not cut
     at.text_area(key=state.lesson_key(9, "model")).set_value("solidgoldmagikarp lowest newest").run()
     assert "solidgoldmagikarp</w>" not in at.dataframe[0].value["token"].tolist()
     at.text_area(key=state.lesson_key(9, "tokenizer")).set_value("").run()

@@ -34,6 +34,7 @@ from viz.provenance import (
     audit_summary,
     mark_pair,
     places_frame,
+    text_width,
     tokens_frame,
     tree_figure,
     tree_merges_frame,
@@ -212,6 +213,13 @@ def test_audit_lists_and_summary():
     ]
     assert audit_ids(audit, "partial_utf8") == ()
     summary = audit_summary(audit, "two words")
+    assert summary.startswith("Of 9 tokens: ")  # attached </w>: no symbol of its own is left out
+    separate = train(TEXTBOOK, num_merges=10).tokenizer
+    assert len(separate) == 21 and audit_summary(bpe_core.audit_vocabulary(separate)).startswith(
+        "Of 20 tokens (the end-of-word symbol </w> aside): "
+    )
+    gpt2 = bpe_core.formats.bundled("gpt2")
+    assert audit_summary(bpe_core.audit_vocabulary(gpt2)).startswith("Of 50,256 tokens (1 special token aside): ")
     assert "0 partial UTF-8 (bytes that are no text on their own), 1 unreachable (their own text" in summary
     assert "Encoding two words gives 4 tokens" in summary
     assert "Give a corpus" in audit_summary(bpe_core.audit_vocabulary(made))
@@ -243,8 +251,17 @@ def test_the_unseen_tokens_lesson():
     scaffolds = body.table[body.table["in tokenizer text"] == 0]
     assert "solidg" in scaffolds["token"].tolist() and "est" in scaffolds["token"].tolist()
     assert set(scaffolds["why"]) == {"scaffold: every occurrence went into a longer token"}
+    assert len(result.tokenizer) == 41  # 15 letters, the separate </w>, 25 merges' tokens
     assert body.summary == (
-        "Encoding the model's text uses 10 of the 40 tokens. The model never sees the other 30: 1 token of the "
-        "tokenizer's text that the model's text lacks, and 29 tokens that even the tokenizer's own text never gives "
-        "(a longer token took every occurrence)."
+        "Encoding the model's text uses 11 of the vocabulary's 41 tokens (ids 0 to 40, </w> included). The model "
+        "never sees the other 30: 1 token of the tokenizer's text that the model's text lacks, and 29 tokens that "
+        "even the tokenizer's own text never gives (a longer token took every occurrence)."
     )
+    assert body.token_width >= 8 * len("solidgoldmagikarp</w>")  # the longest token is seen whole
+    # a model text of one word never ends a word in </w> alone: </w> is listed, and the counts still add up
+    word = unseen_lesson(result.tokenizer, UNSEEN_TOKENIZER_TEXT, "solidgoldmagikarp", display_of(result))
+    assert word.summary.startswith("Encoding the model's text uses 1 of the vocabulary's 41 tokens (ids 0 to 40, ")
+    assert "The model never sees the other 40: " in word.summary and len(word.table) == 40
+    marker = word.table[word.table["token"] == "</w>"].iloc[0]
+    assert marker[["in tokenizer text", "why"]].tolist() == [2, "only in the tokenizer's text"]  # after 'lower'
+    assert text_width(["ab"], "token") == 8 * 5 + 24 and text_width(["x" * 1000]) == 400

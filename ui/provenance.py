@@ -308,4 +308,5 @@ def unseen_tokens_lesson(i: int) -> None:
         return
     st.markdown(plain(body.summary))
     if not body.table.empty:
-        st.dataframe(body.table, hide_index=True, width="stretch")
+        token_column = st.column_config.TextColumn(width=body.token_width)
+        st.dataframe(body.table, hide_index=True, width="stretch", column_config={"token": token_column})

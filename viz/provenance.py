@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from bpe_core import MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
+from bpe_core import MARKER, MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
 from bpe_core.audit import KINDS, own_encoding
 from bpe_core.provenance import CorpusPlace
 from viz.contrast import text_color
@@ -273,11 +273,22 @@ def audit_ids(audit: VocabularyAudit, kind: str) -> tuple[int, ...]:
     return found or ()
 
 
+def _left_out_of(audit: VocabularyAudit, *, marker: bool = True) -> str:
+    """What the audit leaves out of its tokens (``1 special token and the end-of-word symbol </w>``), or ``""``;
+    ``marker=False`` leaves the end-of-word symbol out of the answer."""
+    kinds = ((audit.special, "special token"), (audit.fallback, "fallback token"))
+    parts = [_count(len(ids), noun) for ids, noun in kinds if ids]
+    if marker and audit.marker is not None:
+        parts.append(f"the end-of-word symbol {MARKER}")
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+
 def audit_summary(audit: VocabularyAudit, corpus_name: str = "") -> str:
     """One plain paragraph: how many audited tokens each finding holds, and what the corpus emitted."""
     n = len(audit.audited)
+    aside = f" ({_left_out_of(audit)} aside)" if _left_out_of(audit) else ""
     text = (
-        f"Of {n:,} tokens (special and fallback tokens aside): {len(audit.partial_utf8):,} partial UTF-8 "
+        f"Of {n:,} tokens{aside}: {len(audit.partial_utf8):,} partial UTF-8 "
         f"(bytes that are no text on their own), {len(audit.unreachable):,} unreachable (their own text "
         "encodes to other tokens)."
     )
@@ -336,6 +347,20 @@ UNSEEN_MODEL_TEXT = "the lowest wider newer low widest newest lower lowest"
 UNSEEN_MERGES = 25
 
 
+CHAR_PX = 8
+"""A wide estimate of one character's width in a table cell, in CSS pixels (Streamlit's 14 px Source Sans Pro
+averages about 6.6 for token text such as ``solidgoldmagikarp</w>``, 139 px)."""
+CELL_PADDING_PX = 24
+"""A table cell's padding left and right, with room to spare, in CSS pixels."""
+
+
+def text_width(texts: list[str], header: str = "", most: int = 400) -> int:
+    """The width, in CSS pixels, of a table column that shows every one of ``texts`` (and ``header``) whole,
+    at most ``most`` (a longer text is cut with ``…`` in its cell)."""
+    longest = max((len(t) for t in [*texts, header]), default=0)
+    return min(most, longest * CHAR_PX + CELL_PADDING_PX)
+
+
 @dataclass(frozen=True)
 class UnseenLesson:
     """The "tokens never seen" lesson's body.
@@ -343,10 +368,12 @@ class UnseenLesson:
     Attributes:
         summary: a Markdown-safe sentence: how many tokens the model's text never uses, and why.
         table: one row per such token: ``token``, ``id``, ``in tokenizer text``, ``in model text`` (0), ``why``.
+        token_width: the ``token`` column's width in CSS pixels (:func:`text_width`): its longest token whole.
     """
 
     summary: str
     table: pd.DataFrame
+    token_width: int
 
 
 def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, show: Show = _same) -> UnseenLesson:
@@ -359,8 +386,12 @@ def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, sh
     """
     own = audit_vocabulary(tokenizer, tokenizer_text)
     model = audit_vocabulary(tokenizer, model_text)
+    marker = () if model.marker is None else (model.marker,)
+    counted = sorted((*model.audited, *marker))  # the separate </w> is a token of the vocabulary too
     rows = []
-    for i in model.never_used or ():
+    for i in counted:
+        if model.uses(i):
+            continue
         rows.append(
             {
                 "token": show(tokenizer.id_to_token(i)),
@@ -375,19 +406,29 @@ def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, sh
     scaffolds = sum(1 for row in rows if row["in tokenizer text"] == 0)
     only = len(rows) - scaffolds
     summary = (
-        f"Encoding the model's text uses {len(model.audited) - len(rows):,} of the {len(model.audited):,} tokens. "
-        f"The model never sees the other {len(rows):,}: {_count(only, 'token')} of the tokenizer's text that the "
-        f"model's text lacks, and {_count(scaffolds, 'token')} that even the tokenizer's own text never gives "
-        "(a longer token took every occurrence)."
+        f"Encoding the model's text uses {len(counted) - len(rows):,} of the vocabulary's {len(counted):,} "
+        f"tokens ({_counted(model)}). The model never sees the other {len(rows):,}: {_count(only, 'token')} of "
+        f"the tokenizer's text that the model's text lacks, and {_count(scaffolds, 'token')} that even the "
+        "tokenizer's own text never gives (a longer token took every occurrence)."
     )
-    return UnseenLesson(summary, table)
+    return UnseenLesson(summary, table, text_width(table["token"].tolist(), "token"))
+
+
+def _counted(audit: VocabularyAudit) -> str:
+    """What the lesson's count of tokens holds: ``ids 0 to 40, </w> included`` (every id), or what it leaves out
+    (``1 special token aside, </w> included``)."""
+    aside = _left_out_of(audit, marker=False)
+    parts = [f"{aside} aside" if aside else f"ids 0 to {audit.vocab_size - 1:,}"]
+    if audit.marker is not None:
+        parts.append(f"{MARKER} included")
+    return ", ".join(parts)
 
 
 def _why_unseen(own: VocabularyAudit, token_id: int) -> str:
     kinds = set(own.kinds(token_id))
     if own.uses(token_id):
         why = "only in the tokenizer's text"
-    elif "scaffold" in kinds:
+    elif "scaffold" in kinds or token_id == own.marker:  # every word ends in </w>: unused, a merge took it
         why = "scaffold: every occurrence went into a longer token"
     else:
         why = "never emitted, even on the tokenizer's text"

@@ -120,7 +120,7 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
     # the findings' counts near the top (on the first screen), linking down to the lists
     headline = [seen(m.value) for m in at.markdown if m.value.startswith("**Glitch tokens**")]
     assert headline == [
-        "**Glitch tokens** of 256: 0 partial UTF-8, 0 unreachable, 14 never used in the corpus (14 of them "
+        "**Glitch tokens** of 256 audited: 0 partial UTF-8, 0 unreachable, 14 never used in the corpus (14 of them "
         f"scaffolds). [Lists ↓](#{AUDIT_ANCHOR})"
     ]
     assert next(s for s in at.subheader if s.value == "Glitch tokens").proto.anchor == AUDIT_ANCHOR

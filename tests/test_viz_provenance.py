@@ -224,7 +224,7 @@ def test_audit_lists_and_summary():
     assert "Encoding two words gives 4 tokens" in summary
     assert "Give a corpus" in audit_summary(bpe_core.audit_vocabulary(made))
     assert audit_headline(audit) == (
-        "of 9: 0 partial UTF-8, 1 unreachable, 6 never used in the corpus (3 of them scaffolds)."
+        "of 9 audited: 0 partial UTF-8, 1 unreachable, 6 never used in the corpus (3 of them scaffolds)."
     )
     assert audit_headline(bpe_core.audit_vocabulary(made)).endswith(": 0 partial UTF-8, 1 unreachable.")
     assert set(AUDIT_VIEWS.values()) == {"unreachable", "partial_utf8", "never_used", "scaffold"}

@@ -303,14 +303,14 @@ def audit_summary(audit: VocabularyAudit, corpus_name: str = "") -> str:
 
 def audit_headline(audit: VocabularyAudit) -> str:
     """Each finding's count on one plain line, for the top of the Token trees page (the lists below name the
-    corpus and explain each finding): ``of 50,256: 344 partial UTF-8, 0 unreachable, 49,257 never used in the
-    corpus (14,030 of them scaffolds).``"""
-    text = (
-        f"of {len(audit.audited):,}: {len(audit.partial_utf8):,} partial UTF-8, {len(audit.unreachable):,} unreachable"
-    )
+    corpus, what the audit leaves out and what each finding means): ``of 50,256 audited: 344 partial UTF-8,
+    0 unreachable, 49,257 never used in the corpus (14,030 of them scaffolds).``"""
+    partial, unreachable = len(audit.partial_utf8), len(audit.unreachable)
+    text = f"of {len(audit.audited):,} audited: {partial:,} partial UTF-8, {unreachable:,} unreachable"
     if audit.never_used is None or audit.scaffolds is None:
         return text + "."
-    return text + f", {len(audit.never_used):,} never used in the corpus ({len(audit.scaffolds):,} of them scaffolds)."
+    never, scaffolds = len(audit.never_used), len(audit.scaffolds)
+    return text + f", {never:,} never used in the corpus ({scaffolds:,} of them scaffolds)."
 
 
 def audit_frame(

@@ -251,8 +251,8 @@ MERGE_LIST_COLUMNS = {
     "audit": st.column_config.TextColumn(width=112, help=MERGE_LIST_AUDIT_HELP),
 }
 """The Token trees page's merge list (:func:`viz.provenance.tokens_frame`): numbers in narrow columns and the
-audit column wide enough for its longest value, so every column fits the page's left half at 1280 px,
-presentation mode included."""
+audit column wide enough for its longest value, so every column fits the page's left half at 1280x720 in
+presentation mode (with the sidebar open the table is narrower and scrolls sideways)."""
 AUDIT_ANCHOR = "glitch-tokens"
 """The HTML id of the glitch-token lists' heading: the page's headline links to it."""
 

@@ -67,6 +67,11 @@ class VocabularyAudit:
         never_used: with a corpus, the audited ids it never emitted; else ``None``.
         scaffolds: with a corpus, the never-used ids that some merge rule uses as
             its left or right part: tokens that only built longer ones here; else ``None``.
+        fallback: the fallback tokens' ids (``<unk>``, ``<0xNN>``; not audited: emitted for what the
+            alphabet lacks).
+        marker: the id of the separate end-of-word symbol ``</w>`` (not audited), or ``None`` when the
+            table has none. ``audited``, ``special``, ``fallback`` and ``marker`` together hold every
+            assigned id.
     """
 
     vocab_size: int
@@ -78,6 +83,8 @@ class VocabularyAudit:
     corpus_tokens: int = 0
     never_used: tuple[int, ...] | None = None
     scaffolds: tuple[int, ...] | None = None
+    fallback: tuple[int, ...] = ()
+    marker: int | None = None
 
     @cached_property
     def _sets(self) -> dict[str, frozenset[int]]:
@@ -148,14 +155,15 @@ def audit_vocabulary(
     partial, texts = _token_texts(tokenizer, audited)
     unreachable = _unreachable(tokenizer, texts, progress)
     special = tuple(sorted(table.special_ids.values()))
+    left_out = {"fallback": tuple(sorted(tokenizer.model.fallback_ids)), "marker": table.marker_id}
     if corpus is None:
-        return VocabularyAudit(len(tokenizer), audited, special, partial, unreachable)
+        return VocabularyAudit(len(tokenizer), audited, special, partial, unreachable, **left_out)
     usage = _usage(tokenizer, corpus, allowed_special, progress)
     never = tuple(i for i in audited if i not in usage)
     parts = {x for a, b, _new in tokenizer.model.merge_ids for x in (a, b)}
     scaffolds = tuple(i for i in never if i in parts)
     return VocabularyAudit(
-        len(tokenizer), audited, special, partial, unreachable, usage, sum(usage.values()), never, scaffolds
+        len(tokenizer), audited, special, partial, unreachable, usage, sum(usage.values()), never, scaffolds, **left_out
     )
 
 

@@ -25,13 +25,19 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from .encoder import Tokenizer
-from .errors import TokenIdError
+from .errors import QUOTE_LIMIT, TokenIdError, quote
 from .result import TrainResult
 
 MAX_PLACES = 5
 """How many corpus places a node of a trained table lists."""
+
+NodeKind = Literal["merge", "base", "special", "fallback"]
+"""What a node of a merge tree is: a merge's token, a base symbol (a character or byte of the alphabet), a
+special token (cut out of the text before pre-tokenization, such as GPT-2's ``<|endoftext|>``) or a fallback
+token (``<unk>``, ``<0xNN>``: stands for what the alphabet lacks)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,9 @@ class MergeTree:
             frequency) when it was merged; else ``None``.
         places: trained tables only: up to :data:`MAX_PLACES` places where the
             pair was counted, in corpus order; else empty.
+        kind: what the node is (:data:`NodeKind`): ``"merge"`` for a node with two
+            children; a leaf is a ``"base"`` symbol, a ``"special"`` token or a ``"fallback"``
+            token (neither of the last two is ever formed by a merge, nor part of one).
     """
 
     token: str
@@ -86,6 +95,7 @@ class MergeTree:
     step: int | None = None
     count: int | None = None
     places: tuple[CorpusPlace, ...] = ()
+    kind: NodeKind = "base"
 
     @property
     def is_leaf(self) -> bool:
@@ -154,14 +164,14 @@ def _rule_index(tokenizer: Tokenizer) -> dict[int, tuple[int, int, int]]:
 # ---------------------------------------------------------------- building trees
 
 
-def merge_tree(source: Tokenizer | TrainResult, token_id: int) -> MergeTree:
+def merge_tree(source: Tokenizer | TrainResult, token_id: int | str) -> MergeTree:
     """The tree of merges that built token ``token_id``, down to base symbols.
 
     Args:
         source: a :class:`~bpe_core.Tokenizer` (any table: trained, GPT-2,
             cl100k_base, loaded from a file), or a :class:`~bpe_core.TrainResult`,
             whose nodes then also give ``step``, ``count`` and ``places``.
-        token_id: an id of the tokenizer's vocabulary.
+        token_id: an id of the tokenizer's vocabulary (or its digits as text, read by :func:`token_id_of`).
 
     Returns:
         A :class:`MergeTree`. Ranks strictly increase from the leaves to the root
@@ -172,13 +182,14 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int) -> MergeTree:
         the lower-ranked one, the first that can form it.
 
     Raises:
-        TokenIdError: ``token_id`` is not an id of the vocabulary.
+        TokenIdError: ``token_id`` is not an id of the vocabulary (the message says how many
+            tokens it holds, as :func:`token_id_of`).
     """
     result = source if isinstance(source, TrainResult) else None
     tokenizer = source.tokenizer if isinstance(source, TrainResult) else source
     if not isinstance(tokenizer, Tokenizer):
         raise TypeError(f"merge_tree needs a Tokenizer or a TrainResult, not {type(source).__name__}")
-    tokenizer.id_to_token(token_id)  # raises TokenIdError for a bad id
+    token_id = token_id_of(tokenizer, token_id)
     index = _rule_index(tokenizer)
     recovered = _ranks_are_ids(tokenizer)  # _merge_rules would copy the whole table (200,000 rules) per tree
     training = _TrainingInfo(result) if result is not None else None
@@ -192,7 +203,8 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int) -> MergeTree:
             continue
         rule = index.get(tid)
         if rule is None:
-            built[tid] = MergeTree(tokenizer.id_to_token(tid), tid, tokenizer.token_bytes(tid), None)
+            kind = _leaf_kind(tokenizer, tid)
+            built[tid] = MergeTree(tokenizer.id_to_token(tid), tid, tokenizer.token_bytes(tid), None, kind=kind)
             stack.pop()
             continue
         rank, a, b = rule
@@ -210,9 +222,62 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int) -> MergeTree:
             built[a],
             built[b],
             recovered=recovered,
+            kind="merge",
             **extra,
         )
     return built[token_id]
+
+
+def _leaf_kind(tokenizer: Tokenizer, token_id: int) -> NodeKind:
+    """What a token no merge rule forms is: a special token, a fallback token or a base symbol."""
+    if token_id in tokenizer.specials.ids.values():
+        return "special"
+    if token_id in tokenizer.model.fallback_ids:
+        return "fallback"
+    return "base"
+
+
+def token_id_of(tokenizer: Tokenizer, value: int | str) -> int:
+    """The id of ``tokenizer``'s vocabulary that ``value`` names: an ``int``, or its ASCII digits as text
+    (a link's ``?token=262``; no sign, no spaces).
+
+    A number of any length is read without converting it whole (Python refuses ``int()`` past 4,300
+    digits), and messages quote the value through :func:`bpe_core.errors.quote`, so a hostile link costs
+    no more than a short one.
+
+    Args:
+        tokenizer: the vocabulary.
+        value: the id, as a number or as text.
+
+    Returns:
+        The id, ``0 <= id < len(tokenizer)``, assigned to a token.
+
+    Raises:
+        TokenIdError: ``value`` is not a whole number (text other than digits, a bool, a float), is
+            outside the vocabulary (the message says how many tokens it holds), or is an id that no
+            token has (a gap in a loaded vocabulary).
+    """
+    size = len(tokenizer)
+    gaps = tokenizer.model.table.gaps
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        digits = value.lstrip("0") or "0"
+        long = len(digits) > len(str(size))  # past every id: not converted (it may have 5,000 digits)
+        shown = digits if len(digits) <= QUOTE_LIMIT else f"(an integer of {len(digits):,} digits)"
+        value = size if long else int(digits)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        shown = quote(value)
+        shown = shown if shown[0] in "-0123456789" else f"({shown})"
+    else:
+        raise TokenIdError(f"a token id is a whole number from 0 to {size - 1:,}; got {quote(value)}")
+    if not 0 <= value < size:
+        unassigned = f", {len(gaps):,} of them unassigned" if gaps else ""
+        raise TokenIdError(
+            f"token id {shown} is outside the vocabulary of {size - len(gaps):,} tokens "
+            f"(ids 0 to {size - 1:,}{unassigned})"
+        )
+    if value in gaps:
+        raise TokenIdError(f"token id {value:,} is not assigned: this vocabulary has no token with that id")
+    return value
 
 
 def merge_rules(tokenizer: Tokenizer) -> list[tuple[int, int, int, int]]:
@@ -261,10 +326,9 @@ def find_tokens(tokenizer: Tokenizer, text: str, limit: int = 20) -> list[int]:
         return []
     exact: list[int] = []
     partial: list[tuple[int, int]] = []
-    if text.isdigit() and int(text) < len(tokenizer):
+    if text.isascii() and text.isdigit():  # ``"²".isdigit()`` too, but ``int("²")`` raises
         try:
-            tokenizer.id_to_token(int(text))
-            exact.append(int(text))
+            exact.append(token_id_of(tokenizer, text))
         except TokenIdError:
             pass
     for tid, string, shown in _search_index(tokenizer):

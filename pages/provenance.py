@@ -6,11 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPEError, TokenIdError
-from bpe_core.provenance import find_tokens, merge_rules
+from bpe_core.provenance import find_tokens, merge_rules, token_id_of
 from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained
 from ui.layout import setup_page
-from ui.provenance import audit_list, audit_toggle, follow_train_link, tree_view
+from ui.provenance import MERGE_LIST_COLUMNS, audit_list, audit_toggle, follow_train_link, glitch_headline, tree_view
 from viz.markdown import left_out, plain
 from viz.provenance import tokens_frame
 from viz.tokens import display_of
@@ -42,9 +42,8 @@ st.caption(
     "Every token that is not a base symbol was made by one merge joining two older tokens. Pick a token "
     "from the merge list or search for it, and see the whole tree of merges down to characters or bytes."
 )
-if state.TREE_TOKEN not in st.session_state:  # a shared link: ?token=262
-    linked = st.query_params.get(TOKEN_PARAM, "")
-    st.session_state[state.TREE_TOKEN] = int(linked) if linked.isdigit() else None
+if state.TREE_TOKEN not in st.session_state:  # a shared link: ?token=262 (its text: token_id_of reads it)
+    st.session_state[state.TREE_TOKEN] = st.query_params.get(TOKEN_PARAM) or None
 corpus, settings = sidebar.applied()
 choice = st.radio(
     "Tokenizer", [TRAINED, *READY], key=state.TREE_TOKENIZER, horizontal=True, on_change=forget_token, bind=BIND
@@ -57,8 +56,10 @@ except (BPEError, TypeError) as exc:
 tokenizer = source.tokenizer if choice == TRAINED else source
 show = display_of(source)
 audit = audit_toggle(tokenizer, None if choice == TRAINED else choice, corpus, settings)
+if audit is not None:
+    glitch_headline(audit)
 
-left, right = st.columns([1, 1.4])
+left, right = st.columns([1.3, 1])
 with left:
     query = st.text_input("Search a token by text or id", key=state.TREE_SEARCH, placeholder="the", bind=BIND)
     if query:
@@ -75,6 +76,7 @@ with left:
         tokens_frame(tokenizer, ids, show, audit),
         hide_index=True,
         width="stretch",
+        column_config=MERGE_LIST_COLUMNS,
         key=state.TREE_TABLE,
         on_select=pick_row,
         selection_mode="single-row",
@@ -87,7 +89,7 @@ with right:
         st.info("Search for a token, or clear the search to see the merge list.")
     else:
         try:
-            tree_view(source, token, key="tree")
+            tree_view(source, token_id_of(tokenizer, token), key="tree")
         except TokenIdError as exc:
             st.error(plain(exc))
 if audit is not None:

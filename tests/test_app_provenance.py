@@ -7,7 +7,9 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bpe_core.audit import KINDS
 from ui import state
+from ui.provenance import AUDIT_ANCHOR
 
 from .conftest import APP_TIMEOUT
 from .test_app import APP, captions, opened_link, seen, subheaders, unfold
@@ -72,7 +74,23 @@ def test_trees_page_link_opens_a_cl100k_token_and_says_recovered():
 
 def test_trees_page_unknown_id_is_a_message():
     at = opened_link({"token": "999999"}, TREES)
-    assert any("out of range" in e for e in errors(at))
+    assert errors(at) == ["token id 999999 is outside the vocabulary of 257 tokens (ids 0 to 256)"]
+    at = opened_link({"token": "99999999999999999999999", state.TREE_TOKENIZER: "GPT-2"}, TREES)
+    assert errors(at) == [
+        "token id 99999999999999999999999 is outside the vocabulary of 50,257 tokens (ids 0 to 50,256)"
+    ]
+    for bad in ("9" * 5000, "²", "abc"):  # int() refuses the first two: no traceback either way
+        at = opened_link({"token": bad}, TREES)
+        assert not at.exception and len(errors(at)) == 1 and len(errors(at)[0]) < 120
+
+
+def test_trees_page_says_a_special_token_has_no_tree():
+    at = opened_link({"token": "50256", state.TREE_TOKENIZER: "GPT-2"}, TREES)
+    assert tree_captions(at) == [
+        "“<|endoftext|>” (id 50,256) is a special token: it is cut out of the text before pre-tokenization and "
+        "BPE, so no merge forms it and it has no merge tree."
+    ]
+    assert not at.get("plotly_chart")
 
 
 def test_trees_page_shows_user_tokens_escaped():
@@ -99,6 +117,17 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
     merges = at.dataframe[0].value
     assert merges.iloc[0][["token", "uses", "audit"]].tolist() == ["e</w>", 80, ""]
     assert "Glitch tokens" in subheaders(at)
+    # the findings' counts near the top (on the first screen), linking down to the lists
+    headline = [seen(m.value) for m in at.markdown if m.value.startswith("**Glitch tokens**")]
+    assert headline == [
+        "**Glitch tokens** of 256 audited: 0 partial UTF-8, 0 unreachable, 14 never used in the corpus (14 of them "
+        f"scaffolds). [Lists ↓](#{AUDIT_ANCHOR})"
+    ]
+    assert next(s for s in at.subheader if s.value == "Glitch tokens").proto.anchor == AUDIT_ANCHOR
+    # numbers in narrow columns, the audit column wide enough for its longest label (one finding per token)
+    columns = json.loads(at.dataframe[0].proto.columns)
+    assert [columns[c]["width"] for c in ("id", "rank", "uses", "audit")] == [64, 64, 56, 112]
+    assert columns["audit"]["width"] >= 8 * max(map(len, KINDS.values()))  # about 8 px a character at 1.2 zoom
     summary = next(c for c in captions(at) if c.startswith("Of 256 tokens"))
     assert summary.endswith(
         "Encoding Shakespeare excerpt (12 KB) gives 5,498 tokens and never uses 14 of the 256; 14 of those are "
@@ -106,6 +135,7 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
     )
     assert [seen(i.value) for i in at.info] == ["No token of this vocabulary is in this list."]  # none unreachable
     at.selectbox(key=state.TREE_AUDIT_KIND).set_value("Scaffolds (never used, part of a merge)").run()
+    assert [seen(m.value) for m in at.markdown if m.value.startswith("**Glitch tokens**")] == headline  # once
     table = audit_table(at, "scaffold")
     assert len(table.value) == 14 and table.value.iloc[0][["token", "uses", "audit"]].tolist() == [
         "!",
@@ -124,6 +154,7 @@ def test_trees_page_audit_can_be_switched_off():
     assert not at.exception
     assert list(at.dataframe[0].value.columns) == ["id", "token", "rank", "left", "right"]
     assert "Glitch tokens" not in subheaders(at)
+    assert not [m for m in at.markdown if m.value.startswith("**Glitch tokens**")]
 
 
 def test_trees_page_lists_gpt2s_partial_utf8_tokens():
@@ -158,7 +189,13 @@ def test_lesson_on_tokens_never_seen():
         0,
         "only in the tokenizer's text",
     ]
-    assert any("The model never sees the other 30" in seen(m.value) for m in at.markdown)
+    assert any(
+        seen(m.value).startswith("Encoding the model's text uses 11 of the vocabulary's 41 tokens (ids 0 to 40,")
+        and "The model never sees the other 30" in seen(m.value)
+        for m in at.markdown
+    )
+    token_width = json.loads(at.dataframe[0].proto.columns)["token"]["width"]
+    assert token_width >= 8 * len("solidgoldmagikarp</w>")  # seen whole, not cut
     at.text_area(key=state.lesson_key(9, "model")).set_value("solidgoldmagikarp lowest newest").run()
     assert "solidgoldmagikarp</w>" not in at.dataframe[0].value["token"].tolist()
     at.text_area(key=state.lesson_key(9, "tokenizer")).set_value("").run()

@@ -72,6 +72,9 @@ def test_the_textbook_scaffolds():
     assert audit.corpus_tokens == sum(counts.values()) == 28
     assert set(audit.kinds(tok.vocab["est"])) == {"never_used", "scaffold"}
     assert audit.kinds(tok.vocab["low</w>"]) == () and audit.uses(tok.vocab["low</w>"]) == 5
+    # the separate </w> is no token of text: left out of the audit, but named, so a count can say so
+    assert audit.marker == tok.vocab["</w>"] and audit.marker not in audit.audited
+    assert audit.special == audit.fallback == () and len(audit.audited) + 1 == len(tok)
 
 
 def test_a_token_blocked_by_an_earlier_rule_is_unreachable():
@@ -128,6 +131,9 @@ def test_byte_level_partial_tokens_and_fallback_tokens():
     char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
     audit = audit_vocabulary(char, "café ï")
     assert not set(char.byte_fallback_ids) & set(audit.audited)  # fallback tokens are not learned: not audited
+    assert audit.fallback == tuple(sorted(char.byte_fallback_ids)) and len(audit.fallback) == 256
+    every = {*audit.audited, *audit.special, *audit.fallback, audit.marker}
+    assert every == set(range(len(char)))  # each assigned id is audited or left out for a named reason
     assert audit.uses(char.byte_fallback_ids[0xC3]) == 1  # ï falls back to <0xC3> <0xAF>
 
 

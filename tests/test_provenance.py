@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import bpe_core
 from bpe_core import TokenIdError, Tokenizer, train
 from bpe_core.formats import BUNDLED, bundled
-from bpe_core.provenance import MergeTree, find_tokens, merge_tree
+from bpe_core.provenance import MergeTree, find_tokens, merge_tree, token_id_of
 
 LOW = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -80,8 +82,42 @@ def test_base_and_special_tokens_are_leaves():
     tok = Tokenizer.from_merges([("a", "b")], special_tokens=["<pad>"])
     special = merge_tree(tok, tok.special_tokens["<pad>"])
     assert special.is_leaf and special.rank is None and special.leaves() == [special]
+    assert special.kind == "special"
     base = merge_tree(tok, tok.vocab["a"])
-    assert base.is_leaf and base.rank is None
+    assert base.is_leaf and base.rank is None and base.kind == "base"
+    assert merge_tree(tok, tok.vocab["ab"]).kind == "merge"
+
+
+def test_leaf_kinds_of_real_and_fallback_tables():
+    gpt2 = bundled("gpt2")
+    assert merge_tree(gpt2, 50256).kind == "special"  # <|endoftext|>: no merge tree
+    assert merge_tree(gpt2, 0).kind == "base"  # '!'
+    char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
+    assert merge_tree(char, char.byte_fallback_ids[0xC3]).kind == "fallback"  # <0xC3>
+
+
+def test_token_ids_from_links_and_their_messages():
+    gpt2 = bundled("gpt2")
+    assert token_id_of(gpt2, 262) == token_id_of(gpt2, "262") == token_id_of(gpt2, "0262") == 262
+    assert merge_tree(gpt2, "262").token_id == 262
+    outside = "outside the vocabulary of 50,257 tokens (ids 0 to 50,256)"
+    with pytest.raises(TokenIdError, match=rf"^token id 99999999999999999999999 is {re.escape(outside)}$"):
+        token_id_of(gpt2, "99999999999999999999999")
+    with pytest.raises(TokenIdError, match=rf"^token id 50257 is {re.escape(outside)}$"):
+        merge_tree(gpt2, 50257)
+    with pytest.raises(TokenIdError, match=r"^token id \(an integer of 5,000 digits\) is outside") as caught:
+        token_id_of(gpt2, "9" * 5000)  # int() refuses past 4,300 digits: not converted
+    assert len(str(caught.value)) < 120
+    with pytest.raises(TokenIdError, match=r"^token id \(an integer of 101 digits\) is outside"):
+        token_id_of(gpt2, 10**100)
+    for bad in ("abc", "-1", "²", " 262", "", True, 2.0):  # "²".isdigit() is True, int("²") raises
+        with pytest.raises(TokenIdError, match=r"^a token id is a whole number from 0 to 50,256; got "):
+            token_id_of(gpt2, bad)
+    cl = bundled("cl100k_base")
+    with pytest.raises(TokenIdError, match=r"^token id 100,256 is not assigned"):
+        token_id_of(cl, "100256")
+    with pytest.raises(TokenIdError, match=r"\(ids 0 to 100,276, 16 of them unassigned\)$"):
+        token_id_of(cl, 100277)
 
 
 def test_duplicate_token_strings_follow_the_lowest_rank_rule():
@@ -95,7 +131,7 @@ def test_bad_ids_and_sources():
     with pytest.raises(TokenIdError):
         merge_tree(tok, len(tok))
     with pytest.raises(TokenIdError):
-        merge_tree(tok, "3")
+        merge_tree(tok, "x3")
     with pytest.raises(TypeError):
         merge_tree("not a tokenizer", 0)
 
@@ -143,6 +179,7 @@ def test_find_tokens_exact_first_then_containing():
     assert set(found[1:]) == {tok.vocab["est</w>"], tok.vocab["newest</w>"]}
     assert find_tokens(tok, "") == []
     assert find_tokens(tok, "13")[0] == 13
+    assert find_tokens(tok, "²") == [] and find_tokens(tok, "9" * 5000) == []  # no ValueError from int()
     gpt2 = bundled("gpt2")
     assert find_tokens(gpt2, " the")[0] == 262  # the decoded text matches too
     assert find_tokens(gpt2, "Ġthe")[0] == 262

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import bpe_core
 import bpe_core.formats
 from bpe_core import Tokenizer, train
@@ -17,17 +19,22 @@ from viz.checking import (
     verdict_markdown,
     verdict_sentence,
 )
+from viz.contrast import MIN_CONTRAST, contrast, text_color
 from viz.provenance import (
     AUDIT_VIEWS,
+    LEAF_COLOR,
+    MERGE_COLORS,
     OWN_TEXT,
     UNSEEN_MERGES,
     UNSEEN_MODEL_TEXT,
     UNSEEN_TOKENIZER_TEXT,
     audit_frame,
+    audit_headline,
     audit_ids,
     audit_summary,
     mark_pair,
     places_frame,
+    text_width,
     tokens_frame,
     tree_figure,
     tree_merges_frame,
@@ -60,6 +67,27 @@ def test_icicle_paths_values_and_labels():
         assert not children or sum(children) == values[node_id]
     assert values["0"] == len(b"newest ")
     assert "merge 8 of the training, pair count 6" in trace.hovertext[0]
+
+
+def test_every_icicle_box_has_text_of_wcag_aa_contrast():
+    """WCAG 2.1 AA (success criterion 1.4.3): text at least 4.5:1 against its box, for every fill the icicle uses."""
+    assert contrast("#ffffff", "#000000") == pytest.approx(21.0)
+    assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the lightest grey that passes on white
+    assert contrast("#ffffff", "#fde68a") < 1.3  # the root box's old white-on-yellow
+    for fill in (*MERGE_COLORS, LEAF_COLOR):
+        assert contrast(text_color(fill), fill) >= MIN_CONTRAST, fill
+    assert text_color("#1e3a8a") == "#ffffff" and text_color("#fde68a") == "#0f172a"
+    with pytest.raises(ValueError, match="no text colour reaches 4.5:1"):
+        text_color("#777777")  # mid-grey: neither black nor white text passes
+    letters = "abcdefghijk"
+    chain = Tokenizer.from_merges([(letters[:i], letters[i]) for i in range(1, 11)], pretokenizer="none")
+    deep = bpe_core.merge_tree(chain, chain.vocab[letters])  # ten levels of merges: every fill of the icicle
+    trace = tree_figure(deep).data[0]
+    assert trace.leaf.opacity == 1  # plotly's default 0.7 would draw the leaves lighter than the fill checked
+    fills, texts = trace.marker.colors, trace.textfont.color
+    assert set(fills) == {*MERGE_COLORS, LEAF_COLOR} and len(texts) == len(fills)
+    for fill, text in zip(fills, texts):
+        assert contrast(text, fill) >= MIN_CONTRAST
 
 
 def test_icicle_escapes_markup_in_tokens():
@@ -97,6 +125,20 @@ def test_tree_summaries():
     )
     leaf = bpe_core.merge_tree(result, 1)
     assert tree_summary(leaf) == "“e” (id 1) is a base symbol: no merge formed it."
+    gpt2 = bpe_core.formats.bundled("gpt2")
+    assert tree_summary(bpe_core.merge_tree(gpt2, 50256)) == (
+        "“<|endoftext|>” (id 50,256) is a special token: it is cut out of the text before pre-tokenization and "
+        "BPE, so no merge forms it and it has no merge tree."
+    )
+    assert tree_figure(bpe_core.merge_tree(gpt2, 50256)).data[0].hovertext == (
+        "&lt;|endoftext|&gt; (id 50,256)<br>special token",
+    )
+    char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
+    byte = bpe_core.merge_tree(char, char.byte_fallback_ids[0xC3])
+    assert tree_summary(byte) == (
+        f"“<0xC3>” (id {byte.token_id:,}) is a fallback token: it stands for a byte or character outside the base "
+        "alphabet, so no merge forms it and it has no merge tree."
+    )
 
 
 def test_verdict_tables():
@@ -150,7 +192,7 @@ def test_the_merge_list_marks_audited_tokens():
     frame = tokens_frame(tok, ids, display_of(result), audit)
     assert list(frame.columns) == ["id", "token", "rank", "left", "right", "uses", "audit"]
     assert frame["uses"].tolist() == [0, 6, 0]
-    assert frame["audit"].tolist() == ["never used · scaffold", "", "never used · scaffold"]
+    assert frame["audit"].tolist() == ["scaffold", "", "scaffold"]  # the main finding: a scaffold is never used
     without_corpus = tokens_frame(tok, ids, display_of(result), bpe_core.audit_vocabulary(tok))
     assert list(without_corpus.columns) == ["id", "token", "rank", "left", "right", "audit"]
 
@@ -171,9 +213,20 @@ def test_audit_lists_and_summary():
     ]
     assert audit_ids(audit, "partial_utf8") == ()
     summary = audit_summary(audit, "two words")
+    assert summary.startswith("Of 9 tokens: ")  # attached </w>: no symbol of its own is left out
+    separate = train(TEXTBOOK, num_merges=10).tokenizer
+    assert len(separate) == 21 and audit_summary(bpe_core.audit_vocabulary(separate)).startswith(
+        "Of 20 tokens (the end-of-word symbol </w> aside): "
+    )
+    gpt2 = bpe_core.formats.bundled("gpt2")
+    assert audit_summary(bpe_core.audit_vocabulary(gpt2)).startswith("Of 50,256 tokens (1 special token aside): ")
     assert "0 partial UTF-8 (bytes that are no text on their own), 1 unreachable (their own text" in summary
     assert "Encoding two words gives 4 tokens" in summary
     assert "Give a corpus" in audit_summary(bpe_core.audit_vocabulary(made))
+    assert audit_headline(audit) == (
+        "of 9 audited: 0 partial UTF-8, 1 unreachable, 6 never used in the corpus (3 of them scaffolds)."
+    )
+    assert audit_headline(bpe_core.audit_vocabulary(made)).endswith(": 0 partial UTF-8, 1 unreachable.")
     assert set(AUDIT_VIEWS.values()) == {"unreachable", "partial_utf8", "never_used", "scaffold"}
 
 
@@ -198,8 +251,17 @@ def test_the_unseen_tokens_lesson():
     scaffolds = body.table[body.table["in tokenizer text"] == 0]
     assert "solidg" in scaffolds["token"].tolist() and "est" in scaffolds["token"].tolist()
     assert set(scaffolds["why"]) == {"scaffold: every occurrence went into a longer token"}
+    assert len(result.tokenizer) == 41  # 15 letters, the separate </w>, 25 merges' tokens
     assert body.summary == (
-        "Encoding the model's text uses 10 of the 40 tokens. The model never sees the other 30: 1 token of the "
-        "tokenizer's text that the model's text lacks, and 29 tokens that even the tokenizer's own text never gives "
-        "(a longer token took every occurrence)."
+        "Encoding the model's text uses 11 of the vocabulary's 41 tokens (ids 0 to 40, </w> included). The model "
+        "never sees the other 30: 1 token of the tokenizer's text that the model's text lacks, and 29 tokens that "
+        "even the tokenizer's own text never gives (a longer token took every occurrence)."
     )
+    assert body.token_width >= 8 * len("solidgoldmagikarp</w>")  # the longest token is seen whole
+    # a model text of one word never ends a word in </w> alone: </w> is listed, and the counts still add up
+    word = unseen_lesson(result.tokenizer, UNSEEN_TOKENIZER_TEXT, "solidgoldmagikarp", display_of(result))
+    assert word.summary.startswith("Encoding the model's text uses 1 of the vocabulary's 41 tokens (ids 0 to 40, ")
+    assert "The model never sees the other 40: " in word.summary and len(word.table) == 40
+    marker = word.table[word.table["token"] == "</w>"].iloc[0]
+    assert marker[["in tokenizer text", "why"]].tolist() == [2, "only in the tokenizer's text"]  # after 'lower'
+    assert text_width(["ab"], "token") == 8 * 5 + 24 and text_width(["x" * 1000]) == 400

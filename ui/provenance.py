@@ -18,10 +18,12 @@ from ui.settings import TrainSettings
 from viz.markdown import left_out, plain
 from viz.provenance import (
     AUDIT_VIEWS,
+    MERGE_LIST_AUDIT_HELP,
     UNSEEN_MERGES,
     UNSEEN_MODEL_TEXT,
     UNSEEN_TOKENIZER_TEXT,
     audit_frame,
+    audit_headline,
     audit_ids,
     audit_summary,
     places_frame,
@@ -242,10 +244,29 @@ def audit_toggle(
         return None
 
 
+MERGE_LIST_COLUMNS = {
+    "id": st.column_config.NumberColumn(width=64),
+    "rank": st.column_config.NumberColumn(width=64),
+    "uses": st.column_config.NumberColumn(width=56, help="Times encoding the sidebar's corpus gave the token"),
+    "audit": st.column_config.TextColumn(width=112, help=MERGE_LIST_AUDIT_HELP),
+}
+"""The Token trees page's merge list (:func:`viz.provenance.tokens_frame`): numbers in narrow columns and the
+audit column wide enough for its longest value, so every column fits the page's left half at 1280x720 in
+presentation mode (with the sidebar open the table is narrower and scrolls sideways)."""
+AUDIT_ANCHOR = "glitch-tokens"
+"""The HTML id of the glitch-token lists' heading: the page's headline links to it."""
+
+
+def glitch_headline(audit: VocabularyAudit) -> None:
+    """One line near the top of the page: each finding's count, and a link down to the lists
+    (:func:`audit_list`), so the audit's point is on the first screen, presentation mode included."""
+    st.markdown(f"**Glitch tokens** {plain(audit_headline(audit))} [Lists ↓](#{AUDIT_ANCHOR})")
+
+
 def audit_list(source: Tokenizer | TrainResult, audit: VocabularyAudit, corpus_name: str) -> None:
     """The glitch-token lists: a summary, a choice of finding, and its tokens; a row opens the token's tree."""
     tokenizer = source.tokenizer if isinstance(source, TrainResult) else source
-    st.subheader("Glitch tokens")
+    st.subheader("Glitch tokens", anchor=AUDIT_ANCHOR)
     st.caption(plain(audit_summary(audit, corpus_name)))
     label = st.selectbox("List", list(AUDIT_VIEWS), key=state.TREE_AUDIT_KIND)
     kind = AUDIT_VIEWS.get(label or "", "unreachable")
@@ -287,4 +308,5 @@ def unseen_tokens_lesson(i: int) -> None:
         return
     st.markdown(plain(body.summary))
     if not body.table.empty:
-        st.dataframe(body.table, hide_index=True, width="stretch")
+        token_column = st.column_config.TextColumn(width=body.token_width)
+        st.dataframe(body.table, hide_index=True, width="stretch", column_config={"token": token_column})

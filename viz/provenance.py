@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from bpe_core import MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
+from bpe_core import MARKER, MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
 from bpe_core.audit import KINDS, own_encoding
 from bpe_core.provenance import CorpusPlace
+from viz.contrast import text_color
 from viz.tokens import describe_bytes
 
 Show = Callable[[str], str]
@@ -24,7 +25,9 @@ Show = Callable[[str], str]
 
 LEAF_COLOR = "#e2e8f0"
 MERGE_COLORS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa", "#a5f3fc", "#f5d0fe")
-"""Merge nodes are coloured by depth below the root, leaves grey."""
+"""Merge nodes are coloured by depth below the root, leaves grey. Each box's text takes
+:func:`viz.contrast.text_color` of its fill (at least 4.5:1, WCAG 2.1 AA), and leaves are drawn opaque,
+so the fill the ratio is computed for is the one on screen (plotly draws leaves at 0.7 opacity by default)."""
 ROW_HEIGHT = 56
 """Pixels per level of the icicle."""
 
@@ -69,11 +72,12 @@ def tree_figure(tree: MergeTree, show: Show = _same) -> go.Figure:
             values=values,
             branchvalues="total",
             marker={"colors": colors, "line": {"color": "#475569", "width": 1}},
+            leaf={"opacity": 1},
             tiling={"orientation": "v"},
             hovertext=hovers,
             hoverinfo="text",
             textinfo="label",
-            textfont={"family": "ui-monospace, monospace"},
+            textfont={"family": "ui-monospace, monospace", "color": [text_color(c) for c in colors]},
             sort=False,
             maxdepth=-1,
         )
@@ -86,7 +90,7 @@ def _hover(node: MergeTree, show: Show) -> str:
     """Escaped hover text for one box."""
     lines = [f"{html.escape(show(node.token))} (id {node.token_id:,})"]
     if node.is_leaf:
-        lines.append("base symbol" if node.rank is None else "")
+        lines.append(LEAF_NAMES[node.kind])
     else:
         assert node.left is not None and node.right is not None
         parts = " + ".join(html.escape(show(part.token)) for part in (node.left, node.right))
@@ -143,11 +147,28 @@ def mark_pair(symbols: tuple[str, ...], position: int, show: Show = _same) -> st
     return " ".join(shown)
 
 
+LEAF_SENTENCES = {
+    "base": "is a base symbol: no merge formed it.",
+    "special": (
+        "is a special token: it is cut out of the text before pre-tokenization and BPE, so no merge forms it "
+        "and it has no merge tree."
+    ),
+    "fallback": (
+        "is a fallback token: it stands for a byte or character outside the base alphabet, so no merge forms it "
+        "and it has no merge tree."
+    ),
+}
+"""How :func:`tree_summary` ends for a token no merge formed, by :attr:`bpe_core.MergeTree.kind`."""
+LEAF_NAMES = {"base": "base symbol", "special": "special token", "fallback": "fallback token"}
+"""A leaf box's hover line, by :attr:`bpe_core.MergeTree.kind`."""
+
+
 def tree_summary(tree: MergeTree, show: Show = _same) -> str:
-    """One plain sentence: how many merges and base symbols build the token, over which ranks."""
+    """One plain sentence: how many merges and base symbols build the token, over which ranks (or, for a token
+    no merge formed, whether it is a base symbol, a special token or a fallback token)."""
     token = show(tree.token)
     if tree.is_leaf:
-        return f"“{token}” (id {tree.token_id:,}) is a base symbol: no merge formed it."
+        return f"“{token}” (id {tree.token_id:,}) {LEAF_SENTENCES[tree.kind]}"
     ranks = [node.rank for node in tree.nodes() if node.rank is not None]
     leaves = len(tree.leaves())
     merges, depth = tree.num_merges(), tree.depth()
@@ -189,7 +210,7 @@ def tokens_frame(
             "right": show(node.right.token) if node.right is not None else "",
         }
         if audit is not None:
-            row |= _audit_cells(audit, i)
+            row |= _audit_cells(audit, i, compact=True)
         rows.append(row)
     frame = pd.DataFrame(rows, columns=["id", "token", "rank", "left", "right", *_audit_columns(audit)])
     frame["rank"] = frame["rank"].astype("Int64")
@@ -218,8 +239,24 @@ def _audit_columns(audit: VocabularyAudit | None) -> list[str]:
     return ["uses", "audit"] if audit.usage is not None else ["audit"]
 
 
-def _audit_cells(audit: VocabularyAudit, token_id: int) -> dict[str, object]:
-    cells: dict[str, object] = {"audit": " · ".join(KINDS[k] for k in audit.kinds(token_id))}
+MAIN_FINDING = ("partial_utf8", "unreachable", "scaffold", "never_used")
+"""The merge list's audit column names one finding per token, the first of these it has: partial UTF-8 and
+unreachable tokens are also never used, and every scaffold is never used."""
+MERGE_LIST_AUDIT_HELP = (
+    "The token's main finding: partial UTF-8 (bytes that are no text on their own), unreachable (its own text "
+    "encodes to other tokens), scaffold (never used, part of a merge) or never used. The Glitch tokens lists "
+    "below give every finding."
+)
+"""The merge list's audit column header's help."""
+
+
+def _audit_cells(audit: VocabularyAudit, token_id: int, *, compact: bool = False) -> dict[str, object]:
+    """``audit`` (every finding's label, or with ``compact`` only the first of :data:`MAIN_FINDING`, for the
+    merge list's narrow column) and, with a corpus, ``uses``."""
+    kinds = audit.kinds(token_id)
+    if compact:
+        kinds = next(((k,) for k in MAIN_FINDING if k in kinds), ())
+    cells: dict[str, object] = {"audit": " · ".join(KINDS[k] for k in kinds)}
     if audit.usage is not None:
         cells["uses"] = audit.uses(token_id)
     return cells
@@ -236,11 +273,22 @@ def audit_ids(audit: VocabularyAudit, kind: str) -> tuple[int, ...]:
     return found or ()
 
 
+def _left_out_of(audit: VocabularyAudit, *, marker: bool = True) -> str:
+    """What the audit leaves out of its tokens (``1 special token and the end-of-word symbol </w>``), or ``""``;
+    ``marker=False`` leaves the end-of-word symbol out of the answer."""
+    kinds = ((audit.special, "special token"), (audit.fallback, "fallback token"))
+    parts = [_count(len(ids), noun) for ids, noun in kinds if ids]
+    if marker and audit.marker is not None:
+        parts.append(f"the end-of-word symbol {MARKER}")
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+
 def audit_summary(audit: VocabularyAudit, corpus_name: str = "") -> str:
     """One plain paragraph: how many audited tokens each finding holds, and what the corpus emitted."""
     n = len(audit.audited)
+    aside = f" ({_left_out_of(audit)} aside)" if _left_out_of(audit) else ""
     text = (
-        f"Of {n:,} tokens (special and fallback tokens aside): {len(audit.partial_utf8):,} partial UTF-8 "
+        f"Of {n:,} tokens{aside}: {len(audit.partial_utf8):,} partial UTF-8 "
         f"(bytes that are no text on their own), {len(audit.unreachable):,} unreachable (their own text "
         "encodes to other tokens)."
     )
@@ -251,6 +299,18 @@ def audit_summary(audit: VocabularyAudit, corpus_name: str = "") -> str:
         f" Encoding{where} gives {audit.corpus_tokens:,} tokens and never uses {len(audit.never_used):,} of the "
         f"{n:,}; {len(audit.scaffolds):,} of those are scaffolds: parts of a merge rule that only built longer tokens."
     )
+
+
+def audit_headline(audit: VocabularyAudit) -> str:
+    """Each finding's count on one plain line, for the top of the Token trees page (the lists below name the
+    corpus, what the audit leaves out and what each finding means): ``of 50,256 audited: 344 partial UTF-8,
+    0 unreachable, 49,257 never used in the corpus (14,030 of them scaffolds).``"""
+    partial, unreachable = len(audit.partial_utf8), len(audit.unreachable)
+    text = f"of {len(audit.audited):,} audited: {partial:,} partial UTF-8, {unreachable:,} unreachable"
+    if audit.never_used is None or audit.scaffolds is None:
+        return text + "."
+    never, scaffolds = len(audit.never_used), len(audit.scaffolds)
+    return text + f", {never:,} never used in the corpus ({scaffolds:,} of them scaffolds)."
 
 
 def audit_frame(
@@ -287,6 +347,20 @@ UNSEEN_MODEL_TEXT = "the lowest wider newer low widest newest lower lowest"
 UNSEEN_MERGES = 25
 
 
+CHAR_PX = 8
+"""A wide estimate of one character's width in a table cell, in CSS pixels (Streamlit's 14 px Source Sans Pro
+averages about 6.6 for token text such as ``solidgoldmagikarp</w>``, 139 px)."""
+CELL_PADDING_PX = 24
+"""A table cell's padding left and right, with room to spare, in CSS pixels."""
+
+
+def text_width(texts: list[str], header: str = "", most: int = 400) -> int:
+    """The width, in CSS pixels, of a table column that shows every one of ``texts`` (and ``header``) whole,
+    at most ``most`` (a longer text is cut with ``…`` in its cell)."""
+    longest = max((len(t) for t in [*texts, header]), default=0)
+    return min(most, longest * CHAR_PX + CELL_PADDING_PX)
+
+
 @dataclass(frozen=True)
 class UnseenLesson:
     """The "tokens never seen" lesson's body.
@@ -294,10 +368,12 @@ class UnseenLesson:
     Attributes:
         summary: a Markdown-safe sentence: how many tokens the model's text never uses, and why.
         table: one row per such token: ``token``, ``id``, ``in tokenizer text``, ``in model text`` (0), ``why``.
+        token_width: the ``token`` column's width in CSS pixels (:func:`text_width`): its longest token whole.
     """
 
     summary: str
     table: pd.DataFrame
+    token_width: int
 
 
 def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, show: Show = _same) -> UnseenLesson:
@@ -310,8 +386,12 @@ def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, sh
     """
     own = audit_vocabulary(tokenizer, tokenizer_text)
     model = audit_vocabulary(tokenizer, model_text)
+    marker = () if model.marker is None else (model.marker,)
+    counted = sorted((*model.audited, *marker))  # the separate </w> is a token of the vocabulary too
     rows = []
-    for i in model.never_used or ():
+    for i in counted:
+        if model.uses(i):
+            continue
         rows.append(
             {
                 "token": show(tokenizer.id_to_token(i)),
@@ -326,19 +406,29 @@ def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, sh
     scaffolds = sum(1 for row in rows if row["in tokenizer text"] == 0)
     only = len(rows) - scaffolds
     summary = (
-        f"Encoding the model's text uses {len(model.audited) - len(rows):,} of the {len(model.audited):,} tokens. "
-        f"The model never sees the other {len(rows):,}: {_count(only, 'token')} of the tokenizer's text that the "
-        f"model's text lacks, and {_count(scaffolds, 'token')} that even the tokenizer's own text never gives "
-        "(a longer token took every occurrence)."
+        f"Encoding the model's text uses {len(counted) - len(rows):,} of the vocabulary's {len(counted):,} "
+        f"tokens ({_counted(model)}). The model never sees the other {len(rows):,}: {_count(only, 'token')} of "
+        f"the tokenizer's text that the model's text lacks, and {_count(scaffolds, 'token')} that even the "
+        "tokenizer's own text never gives (a longer token took every occurrence)."
     )
-    return UnseenLesson(summary, table)
+    return UnseenLesson(summary, table, text_width(table["token"].tolist(), "token"))
+
+
+def _counted(audit: VocabularyAudit) -> str:
+    """What the lesson's count of tokens holds: ``ids 0 to 40, </w> included`` (every id), or what it leaves out
+    (``1 special token aside, </w> included``)."""
+    aside = _left_out_of(audit, marker=False)
+    parts = [f"{aside} aside" if aside else f"ids 0 to {audit.vocab_size - 1:,}"]
+    if audit.marker is not None:
+        parts.append(f"{MARKER} included")
+    return ", ".join(parts)
 
 
 def _why_unseen(own: VocabularyAudit, token_id: int) -> str:
     kinds = set(own.kinds(token_id))
     if own.uses(token_id):
         why = "only in the tokenizer's text"
-    elif "scaffold" in kinds:
+    elif "scaffold" in kinds or token_id == own.marker:  # every word ends in </w>: unused, a merge took it
         why = "scaffold: every occurrence went into a longer token"
     else:
         why = "never emitted, even on the tokenizer's text"

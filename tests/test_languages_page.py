@@ -72,8 +72,8 @@ def test_premium_frame_and_figure():
     assert fig.data[2].marker.color == SCRIPT_COLORS["Latin"]
     assert premium_summary(frame, "B") == (
         "B: English takes 2 tokens. The dearest language is Russian at 4.00× (Cyrillic); "
-        "the median premium is 1.00×; 1 of 2 other languages are within 1.5×."
-    )
+        "the median premium of the 2 other languages is 2.50×; 1 of them is within 1.5×."
+    )  # English's own 1.00× is left out of the median: with it, the median would be 1.00×
 
 
 def test_script_colors_are_fixed_or_distinct():
@@ -154,6 +154,7 @@ def test_page_shows_every_tokenizer_and_the_curves():
     assert sum(len(t["x"]) for t in gpt2) == 84 and gpt2[0]["name"] == "English (reference)"
     summary = at.caption[2].value.replace("\\", "")  # shown as plain text: markdown punctuation escaped
     assert summary.startswith("GPT-2: English takes 2,035 tokens. The dearest language is Burmese at 20.54×")
+    assert "the median premium of the 83 other languages is 5.71×; 0 of them are within 1.5×" in summary
     table = at.dataframe[0].value
     assert len(table) == 84 and table.set_index("code").loc["hin", "o200k_base tokens"] == 3178
     assert at.selectbox(key=state.LANG_CODE).value == "hin"

@@ -155,16 +155,22 @@ def _short(name: str, limit: int = 16) -> str:
 
 def premium_summary(frame: pd.DataFrame, label: str, reference: str = "eng") -> str:
     """One plain-text sentence on tokenizer ``label``'s premiums: the dearest language, the median, and
-    how many languages are within 1.5× of the reference."""
+    how many languages are within 1.5× of the reference.
+
+    The median and the count are over the other languages only: the reference's own premium (1.0 by
+    definition) would pull the median down.
+    """
     premiums = frame.set_index("code")[premium_column(label)]
     names = frame.set_index("code")["language"]
-    top = premiums.drop(reference, errors="ignore").idxmax()
-    near = int(((premiums <= 1.5) & (premiums.index != reference)).sum())
+    others = premiums.drop(reference, errors="ignore")
+    top = others.idxmax()
+    near = int((others <= 1.5).sum())
     english = int(frame.set_index("code").loc[reference, tokens_column(label)])
     return (
         f"{label}: English takes {english:,} tokens. The dearest language is {names[top]} at "
-        f"{premiums[top]:.2f}× ({frame.set_index('code').loc[top, 'script']}); the median premium is "
-        f"{premiums.median():.2f}×; {near} of {len(premiums) - 1} other languages are within 1.5×."
+        f"{premiums[top]:.2f}× ({frame.set_index('code').loc[top, 'script']}); the median premium of the "
+        f"{len(others)} other languages is {others.median():.2f}×; {near} of them "
+        f"{'is' if near == 1 else 'are'} within 1.5×."
     )
 
 

@@ -41,6 +41,7 @@ from viz.languages import (
     premium_summary,
     reference_story,
     rule_texts,
+    script_colors,
     tokens_column,
 )
 from viz.markdown import plain
@@ -49,6 +50,11 @@ from viz.tokens import tokens_row
 BIND = "query-params"
 SHOWN_CHARS = 200
 DEFAULT_CURVES = ["fra", "rus", "arb", "hin", "cmn_hans", "mya"]
+# The premium chart's pixels per language and font size, and the height of the box it scrolls in, by
+# presentation mode: the dearest languages and the scale show at once, and the language's tokens below stay
+# a short scroll away. Comments, not strings: Streamlit's magic would show a string.
+BARS = {False: {"bar_height": 16, "font_size": 12}, True: {"bar_height": 19, "font_size": 14}}
+CHART_BOX = {False: 520, True: 470}
 
 setup_page("Languages")
 st.title("Languages: the token tax")
@@ -89,7 +95,7 @@ code = pick.selectbox(
     key=state.LANG_CODE,
 )
 language_to_link(code)
-note.caption("Bars: the same declaration's tokens over English's, lowest first, coloured by script.")
+note.caption("Bars: the same declaration's tokens over English's, dearest on top, coloured by script.")
 tabs = st.tabs([*labels, "All as a table"])
 for i, (tab, label) in enumerate(zip(tabs, labels)):
     with tab:
@@ -99,13 +105,14 @@ for i, (tab, label) in enumerate(zip(tabs, labels)):
                 f"({plain(settings.pretokenizer)}, {plain(settings.unit)})."
             )
         st.caption(plain(premium_summary(frame, label)))
-        st.plotly_chart(
-            premium_figure(frame, label, selected=code, height=380 if presenting() else 420),
-            width="stretch",
-            key=state.lang_chart(i),
-            on_select=partial(pick_from_chart, state.lang_chart(i)),
-            selection_mode="points",
-        )
+        with st.container(height=CHART_BOX[presenting()], border=False):  # 84 names: the chart scrolls here
+            st.plotly_chart(
+                premium_figure(frame, label, selected=code, **BARS[presenting()]),
+                width="stretch",
+                key=state.lang_chart(i),
+                on_select=partial(pick_from_chart, state.lang_chart(i)),
+                selection_mode="points",
+            )
 with tabs[-1]:
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
         premium_column(label): st.column_config.NumberColumn(format="%.2f×") for label in labels
@@ -147,8 +154,8 @@ st.caption(
     "of each declaration (the same choices as the table cut to k merges)."
 )
 st.markdown(plain(reference_story(curves, sections)))
-left, right = st.columns([3, 1])
-measure = right.radio("Plot", list(MEASURES), key=state.LANG_MEASURE, bind=BIND)
+left, right = st.columns([1, 3])
+measure = left.radio("Plot", list(MEASURES), key=state.LANG_MEASURE, horizontal=True, bind=BIND)
 picked = right.multiselect(
     f"Languages picked out (with {section.name})",
     codes,
@@ -157,9 +164,10 @@ picked = right.multiselect(
     key=state.LANG_HIGHLIGHT,
     bind=BIND,
 )
-left.plotly_chart(curves_figure(curves, sections, [code, *picked], measure=measure), width="stretch")
+st.plotly_chart(curves_figure(curves, sections, [code, *picked], measure=measure), width="stretch")
 st.subheader("Which merges went to which script")
-st.plotly_chart(merge_share_figure(merge_share_frame(curves, sections)), width="stretch")
+colors = script_colors([s.script for s in sections.values()])  # as on the premium chart
+st.plotly_chart(merge_share_figure(merge_share_frame(curves, sections), colors=colors), width="stretch")
 st.caption("Each merge is counted for the script of the language it saved the most tokens.")
 st.subheader(f"The merges that saved {section.name} the most")
 rules = rule_texts(result, [r for r, _ in curves.helped[code]])

@@ -14,17 +14,22 @@ from bpe_core import ParallelSection, Tokenizer, premium_curves
 from ui import state
 from ui.languages import LANG_PARAM, UDHR_SAMPLE
 from viz.languages import (
-    OTHER_COLORS,
-    SCRIPT_COLORS,
+    BAR_HEIGHT,
+    NO_SCRIPT_COLOR,
+    PALETTE,
+    REFERENCE_COLOR,
+    UNSEEN_PATTERN,
     curves_figure,
     excerpt,
     gains_frame,
     helped_frame,
+    merge_share_figure,
     merge_share_frame,
     premium_figure,
     premium_frame,
     premium_summary,
     reference_story,
+    relative_luminance,
     script_colors,
 )
 
@@ -62,26 +67,50 @@ def test_premium_frame_and_figure():
         "language", "code", "script", "characters", "A tokens", "A premium", "B tokens", "B premium",
     ]  # fmt: skip
     assert list(frame["A premium"]) == [1.0, 1.5, 0.5] and list(frame["script"]) == ["Latin", "Latin", "Cyrillic"]
-    fig = premium_figure(frame, "A", selected="fra")
-    bars = [(t.name, list(t.x)) for t in fig.data]
-    assert bars == [("Cyrillic", ["rus"]), ("English (reference)", ["eng"]), ("Latin", ["fra"])]  # lowest first
-    assert list(fig.layout.xaxis.categoryarray) == ["rus", "eng", "fra"]
-    assert list(fig.layout.xaxis.ticktext) == ["Russian", "English", "French"]
+    fig = premium_figure(frame, "A", selected="fra", hatched=["rus"])
+    bars = [(t.name, t.orientation, list(t.y), list(t.x)) for t in fig.data]
+    assert bars == [
+        ("Cyrillic", "h", ["rus"], [0.5]), ("English (reference)", "h", ["eng"], [1.0]), ("Latin", "h", ["fra"], [1.5])
+    ]  # fmt: skip
+    # names on the y axis, written horizontally; drawn bottom up, so the dearest is on top
+    assert list(fig.layout.yaxis.categoryarray) == ["rus", "eng", "fra"]
+    assert list(fig.layout.yaxis.ticktext) == ["Russian", "English", "<b>French</b>"]  # the pick in bold
+    assert fig.layout.height == 3 * BAR_HEIGHT + 90
+    assert [t.text for t in fig.data] == [("0.50×",), ("1.00×",), ("1.50×",)]  # each premium at its bar's end
     assert fig.data[2].marker.line.width == (3,) and fig.data[0].marker.line.width == (0,)  # the pick outlined
+    assert fig.data[0].marker.pattern.shape == (UNSEEN_PATTERN,) and fig.data[2].marker.pattern.shape == ("",)
     assert fig.data[2].customdata[0][0] == "fra"  # a click names the language by code
-    assert fig.data[2].marker.color == SCRIPT_COLORS["Latin"]
+    colors = script_colors(list(frame["script"]))
+    assert fig.data[2].marker.color == colors["Latin"] == PALETTE[0]  # two Latin languages: the first colour
+    assert fig.data[1].marker.color == REFERENCE_COLOR
+    # the reference line's label sits under the bars (paper y 0, hanging down), not over them
+    (label,) = fig.layout.annotations
+    assert (label.x, label.y, label.yref, label.yanchor) == (1, 0, "paper", "top") and "1× = English" in label.text
     assert premium_summary(frame, "B") == (
         "B: English takes 2 tokens. The dearest language is Russian at 4.00× (Cyrillic); "
         "the median premium of the 2 other languages is 2.50×; 1 of them is within 1.5×."
     )  # English's own 1.00× is left out of the median: with it, the median would be 1.00×
 
 
-def test_script_colors_are_fixed_or_distinct():
-    many = [f"S{i}" for i in range(40)]
-    colors = script_colors(["Latin", *many])
-    assert colors["Latin"] == SCRIPT_COLORS["Latin"]
-    assert len(set(colors[s] for s in many[: len(OTHER_COLORS)])) == min(40, len(OTHER_COLORS))
-    assert not set(OTHER_COLORS) & set(SCRIPT_COLORS.values())
+def test_script_colors_are_distinct_and_the_same_on_every_chart():
+    """Each of the UDHR sample's 35 scripts its own colour, none of them grey, pale or near the reference's
+    near-black; the script of the most languages gets the first colour; the order of the scripts given
+    (premium order differs per tokenizer) changes nothing."""
+    from bpe_core import parallel_sections
+    from ui.corpus import read_sample
+    from ui.languages import UDHR_SAMPLE
+
+    scripts = [s.script for s in parallel_sections(read_sample(UDHR_SAMPLE), collection="UDHR").values()]
+    colors = script_colors(scripts)
+    assert len(colors) == 35 and len(set(colors.values())) == 35
+    assert colors["Latin"] == PALETTE[0] and colors["Cyrillic"] == PALETTE[1]  # 30 and 9 languages
+    assert script_colors(scripts[::-1]) == colors
+    assert colors["Han"] != colors["Hangul"] and len({colors[s] for s in ("Yi", "Devanagari", "Ethiopic")}) == 3
+    assert all(0.05 <= relative_luminance(c) <= 0.7 for c in colors.values())
+    assert relative_luminance(REFERENCE_COLOR) < 0.01
+    assert relative_luminance("#ffffff") == 1.0 and relative_luminance("#000000") == 0.0
+    with pytest.raises(ValueError, match="#rrggbb"):
+        relative_luminance("red")
 
 
 def test_curves_tables_and_story(curves):
@@ -107,9 +136,21 @@ def test_curves_tables_and_story(curves):
     assert shares.to_dict("list") == {
         "first merge": [1, 2, 3], "last merge": [1, 2, 3], "script": ["Latin"] * 3, "merges": [1, 1, 1],
     }  # fmt: skip
+    frame = pd.DataFrame(
+        {"first merge": [1, 1, 1, 3], "last merge": [2, 2, 2, 4], "script": ["Han", "Latin", "none", "Latin"],
+         "merges": [1, 1, 0, 2]}
+    )  # fmt: skip
+    colors = {"Latin": "#111111", "Han": "#222222"}
+    stacked = merge_share_figure(frame, colors=colors)
+    assert [(t.name, t.marker.color) for t in stacked.data] == [
+        ("Latin", "#111111"),
+        ("Han", "#222222"),
+        ("none", NO_SCRIPT_COLOR),
+    ]  # most merges first (the bottom of each stack), in the colours given (the premium chart's)
     fig = curves_figure(curves, SECTIONS, ["fra", "fra", "eng"])
     assert [t.name for t in fig.data] == ["Russian [rus]", "French [fra]", "English [eng]"]  # once each, eng last
     assert [t.showlegend for t in fig.data] == [False, True, True]
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0  # a row under the plot, not beside it
 
 
 def test_story_without_merges_or_gain():
@@ -166,7 +207,7 @@ def test_page_shows_every_tokenizer_and_the_curves():
     # a language picked from the list (or a link) shows its own text and outlines its bar
     at.selectbox(key=state.LANG_CODE).set_value("mya").run()
     assert at.subheader[0].value == "Burmese, tokenized"
-    outlined = [x for t in charts(at)[2]["data"] for x, w in zip(t["x"], t["marker"]["line"]["width"]) if w]
+    outlined = [y for t in charts(at)[2]["data"] for y, w in zip(t["y"], t["marker"]["line"]["width"]) if w]
     assert outlined == ["mya"]
 
 

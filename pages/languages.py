@@ -13,28 +13,30 @@ from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained, start_preload
 from ui.languages import (
     TRAINED,
-    UDHR_TRAINING,
     language_from_link,
     language_to_link,
     pick_from_chart,
     ready_counts,
     source_of,
-    train_on_udhr,
+    train_button,
     trained_curves,
     trained_on_udhr,
     udhr_sections,
+    unseen_counts,
 )
 from ui.layout import setup_page
 from ui.presentation import presenting
 from viz.encode_views import token_views
 from viz.languages import (
     MEASURES,
+    alphabet_characters,
     curves_figure,
     excerpt,
     gains_frame,
     helped_frame,
     merge_share_figure,
     merge_share_frame,
+    mostly_unseen,
     premium_column,
     premium_figure,
     premium_frame,
@@ -43,6 +45,7 @@ from viz.languages import (
     rule_texts,
     script_colors,
     tokens_column,
+    unseen_note,
 )
 from viz.markdown import plain
 from viz.tokens import tokens_row
@@ -99,15 +102,24 @@ note.caption("Bars: the same declaration's tokens over English's, dearest on top
 tabs = st.tabs([*labels, "All as a table"])
 for i, (tab, label) in enumerate(zip(tabs, labels)):
     with tab:
+        hatched: list[str] = []
         if label == TRAINED:
             st.caption(
                 f"Trained here: the Train page's table, {result.num_merges:,} merges on {plain(corpus.name)} "
                 f"({plain(settings.pretokenizer)}, {plain(settings.unit)})."
             )
+            unseen = unseen_counts(result, source_of(corpus, settings))
+            hatched = mostly_unseen(frame, label, unseen)
+            why = unseen_note(frame, label, unseen, corpus=corpus.name, alphabet=alphabet_characters(result),
+                              fallback=result.tokenizer.fallback)  # fmt: skip
+            if why:
+                st.info(plain(why), icon=":material/info:")
+            if not trained_on_udhr(corpus):
+                train_button(state.LANG_TRAIN_TAB)
         st.caption(plain(premium_summary(frame, label)))
         with st.container(height=CHART_BOX[presenting()], border=False):  # 84 names: the chart scrolls here
             st.plotly_chart(
-                premium_figure(frame, label, selected=code, **BARS[presenting()]),
+                premium_figure(frame, label, selected=code, hatched=hatched, **BARS[presenting()]),
                 width="stretch",
                 key=state.lang_chart(i),
                 on_select=partial(pick_from_chart, state.lang_chart(i)),
@@ -143,12 +155,7 @@ if not trained_on_udhr(corpus):
         f"The Train page's table was trained on {plain(corpus.name)}. To see how a table trained on a mix of "
         f"languages shares its merges out, train it on the UDHR sample itself."
     )
-    st.button(
-        f"Train on the UDHR sample ({UDHR_TRAINING[state.PRETOKENIZER]}, {UDHR_TRAINING[state.UNIT]}, "
-        f"{UDHR_TRAINING[state.BUDGET]:,} merges)",
-        key=state.LANG_TRAIN,
-        on_click=train_on_udhr,
-    )
+    train_button(state.LANG_TRAIN)
 st.caption(
     f"Each language's tokens after the first k of the table's {curves.merges:,} merges, from one traced encoding "
     "of each declaration (the same choices as the table cut to k merges)."

@@ -164,7 +164,12 @@ def premium_figure(
             marker={
                 "color": colors.get(str(group), REFERENCE_COLOR),
                 "line": {"width": [3 if c == selected else 0 for c in part["code"]], "color": "#f59e0b"},
-                "pattern": {"shape": [UNSEEN_PATTERN if c in hatched else "" for c in part["code"]]},
+                "pattern": {  # white stripes over the script's colour, which stays recognisable
+                    "shape": [UNSEEN_PATTERN if c in hatched else "" for c in part["code"]],
+                    "fillmode": "overlay",
+                    "fgcolor": "#ffffff",
+                    "size": 7,
+                },
             },
             customdata=list(zip(part["code"], part["language"], part[tokens_column(label)], part["characters"])),
             hovertemplate=(
@@ -227,6 +232,78 @@ def premium_summary(frame: pd.DataFrame, label: str, reference: str = "eng") -> 
         f"{premiums[top]:.2f}× ({frame.set_index('code').loc[top, 'script']}); the median premium of the "
         f"{len(others)} other languages is {others.median():.2f}×; {near} of them "
         f"{'is' if near == 1 else 'are'} within 1.5×."
+    )
+
+
+FALLBACK_WORDS = {
+    "keep": ("is kept as a token of its own (the keep fallback)", "one token per character"),
+    "unk": ("becomes an <unk> token (the unk fallback)", "one token per character"),
+    "bytes": ("is spelled in <0xNN> tokens, one per UTF-8 byte (the bytes fallback),",
+              "two to four tokens per character"),
+}  # fmt: skip
+"""What a char-level table's fallback does with a character outside its alphabet, and what that costs."""
+
+
+def mostly_unseen(frame: pd.DataFrame, label: str, unseen: Mapping[str, int], reference: str = "eng") -> list[str]:
+    """The codes (not ``reference``) at least half of whose tokens under ``label`` stand for characters outside
+    a char-level table's alphabet (``unseen``: :func:`bpe_core.languages.unseen_characters`), in ``frame``'s
+    order. Each such character is at least one token, whatever the fallback, so these codes are sure to qualify."""
+    tokens = frame.set_index("code")[tokens_column(label)]
+    return [c for c in frame["code"] if c != reference and 2 * unseen.get(c, 0) >= tokens[c] > 0]
+
+
+def alphabet_characters(result: TrainResult) -> int:
+    """How many characters a char-level training result's alphabet holds: its base symbols less the end-of-word
+    marker ``</w>`` and the ``c</w>`` twins (each plain base symbol is one character)."""
+    return sum(len(symbol) == 1 for symbol in result.alphabet)
+
+
+def unseen_note(
+    frame: pd.DataFrame,
+    label: str,
+    unseen: Mapping[str, int],
+    *,
+    corpus: str,
+    alphabet: int,
+    fallback: str,
+    reference: str = "eng",
+) -> str:
+    """Plain text saying why a char-level table's premiums behave as they do, or "" when no language has a
+    character outside its alphabet (a byte-level table, or one trained on every language).
+
+    Args:
+        frame: :func:`premium_frame`'s table.
+        label: the trained table's label in ``frame``.
+        unseen: ``{code: characters outside the alphabet}`` (:func:`bpe_core.languages.unseen_characters`).
+        corpus: the name of the text the table was trained on.
+        alphabet: how many characters its alphabet holds.
+        fallback: the table's fallback (a key of :data:`FALLBACK_WORDS`).
+        reference: the code premiums are over.
+
+    Raises:
+        KeyError: an unknown ``fallback``.
+    """
+    if not any(unseen.get(c, 0) for c in frame["code"] if c != reference):
+        return ""
+    does, costs = FALLBACK_WORDS[fallback]
+    mostly = mostly_unseen(frame, label, unseen, reference)
+    rows = frame.set_index("code")
+    text = (
+        f"What this table is: merges learned at character level from {corpus}; its alphabet is that text's "
+        f"{alphabet:,} characters. A character outside it {does} that no merge can join, so a script the table "
+        f"never saw pays {costs}. For {len(mostly)} of the {len(rows) - 1} other languages, most tokens are such "
+        "characters (hatched bars)"
+    )
+    cheap = [c for c in mostly if rows.loc[c, premium_column(label)] < 1]
+    if cheap:
+        c = min(cheap, key=lambda code: rows.loc[code, premium_column(label)])
+        text += (
+            f"; where a character is a whole syllable or word that is cheap, so {rows.loc[c, 'language']} comes "
+            f"out at {rows.loc[c, premium_column(label)]:.2f}× English"
+        )
+    return text + (
+        ". These premiums measure each language's distance from the training text's alphabet, not what a "
+        "tokenizer trained on it would charge: train on the UDHR sample to compare languages."
     )
 
 

@@ -39,6 +39,9 @@ MAX_BUDGET = max(MAX_MERGES, MAX_VOCAB_SIZE)
 """The sidebar's budget box holds merges or a vocabulary size (checked against its own limit on Train)."""
 CMP_MAX_MERGES = 20_000
 """The Compare page trains up to four runs at once: each gets at most this many merges."""
+CMP_MAX_TEXT_CHARS = MAX_ENCODE_CHARS
+"""The Compare page's test-text box holds as much as the Encode page's box: every run (up to four trained here and
+four real tokenizers) encodes it, with a full trace each."""
 
 CHECK_MAX_MIN_FREQUENCY = 1_000_000
 """The Check page's minimum-frequency box (its corpora are a few lines long)."""
@@ -189,6 +192,7 @@ TEXTS: dict[str, Callable[[str], None]] = {
     state.CHECK_CLAIM: _at_most(state.CHECK_CLAIM, CHECK_MAX_CLAIM_CHARS, "claimed-merges box"),
     state.CHECK_WORD: _at_most(state.CHECK_WORD, CHECK_MAX_WORD_CHARS, "word box"),
     state.CHECK_STEPS: _at_most(state.CHECK_STEPS, CHECK_MAX_STEPS_CHARS, "claimed-states box"),
+    state.CMP_TEXT: _at_most(state.CMP_TEXT, CMP_MAX_TEXT_CHARS, "Compare page's test-text box"),
 }
 """Text boxes bound to the URL whose value has limits: a check raising ``BPEError``."""
 

@@ -232,7 +232,12 @@ def test_a_rerun_encodes_only_what_changed(monkeypatch):
 @pytest.mark.parametrize(
     ("params", "said"),
     [
+        ({"cmp_budget": "99999999999999999999"}, "cmp_budget is not a setting of the Compare page (its numbers are "
+         "cmp_merges, merges from 1 to 20,000, and cmp_n, runs from 2 to 4)"),
         ({state.CMP_BUDGET: "99999999999999999999"}, "cmp_merges must be at least 1 and at most 20,000"),
+        ({state.CMP_COUNT: "9"}, "cmp_n must be at least 2 and at most 4, got 9"),
+        ({state.cmp_key(0, "unit"): "word"}, "cmp_0_unit must be one of: char, byte; got 'word'"),
+        ({state.cmp_key(3, "order"): "<b>x</b>"}, "cmp_3_order must be one of: rank, sequential; got '<b>x</b>'"),
         ({state.CMP_TEXT: "x" * 20_001}, "cmp_text holds 20,001 characters; the Compare page's test-text box "
          "holds 20,000"),
     ],

@@ -19,7 +19,9 @@ sample (``sample_corpora/udhr-multiscript.txt``)::
     ...
 
 :func:`parallel_sections` reads them; :func:`token_counts` and
-:func:`token_premiums` measure a tokenizer on them; :func:`premium_curves`
+:func:`token_premiums` measure a tokenizer on them; :func:`unseen_characters` counts the
+characters a char-level table never saw (each stays a token, whatever its merges);
+:func:`premium_curves`
 follows the premiums over a merge table, merge by merge, from one traced
 encoding per section (:func:`bpe_core.compression.token_counts_by_merges`).
 Each section also carries the scripts its letters are written in (Unicode's
@@ -291,6 +293,44 @@ def token_premiums(
     if reference not in sections:
         raise SectionError(f"no section [{reference}] to measure premiums against; codes: {', '.join(sections)}")
     return premiums_of(token_counts(tokenizer, sections, order=order), reference)
+
+
+def unseen_characters(tokenizer: Tokenizer | TrainResult, sections: Sections) -> dict[str, int]:
+    """How many characters of each section lie outside a char-level tokenizer's alphabet.
+
+    A char-unit table has a base symbol only for the characters of the text it was trained on. No merge
+    rule names any other character, so each one stays a token however many merges the table has: under the
+    ``keep`` fallback (subword-nmt ``apply_bpe``) a symbol of its own, under ``unk`` one ``<unk>``, under
+    ``bytes`` one ``<0xNN>`` token per UTF-8 byte (see :data:`bpe_core.FALLBACKS`). A table trained on
+    English alone thus writes Chinese at one token per character, which can be fewer tokens than English's
+    letters and short merges: its premiums then measure the training text's alphabet, not the merges.
+
+    Characters are counted in the pre-tokens, as encoding meets them (whitespace that the pre-tokenizer
+    drops, such as ``whitespace_eow``'s, is not counted): the count equals the number of fallback records
+    in :meth:`~bpe_core.Tokenizer.encode_with_trace`'s pieces. Time: one pre-tokenization per section and
+    one look-up per character of each distinct pre-token.
+
+    Args:
+        tokenizer: a tokenizer, or a training result (its tokenizer).
+        sections: see :data:`Sections`.
+
+    Returns:
+        ``{code: characters outside the alphabet}`` in ``sections``' order; all 0 for a byte-unit
+        tokenizer (its alphabet is the 256 byte values).
+
+    Raises:
+        TypeError: a tokenizer or section of another type.
+    """
+    tok = _tokenizer_of(tokenizer)
+    alphabet = tok.model.speller.alphabet
+    if alphabet.byte_unit:
+        return {code: 0 for code in sections}
+    known = alphabet.char_ids
+    counts: dict[str, int] = {}
+    for code, section in sections.items():
+        chunks = Counter(chunk for chunk, _special in tok.pre_tokens(_text_of(section)))
+        counts[code] = sum(freq * sum(ch not in known for ch in chunk) for chunk, freq in chunks.items())
+    return counts
 
 
 CURVE_POINTS = 60

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import streamlit as st
 
 import bpe_core
 from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
 from ui import sidebar, state
-from ui.cache import READY, held_out_counts, ready_tokenizer, sample_text, session_trained, start_preload, trained
+from ui.cache import (
+    READY,
+    held_out_counts,
+    ready_tokenizer,
+    run_encoding,
+    sample_text,
+    session_trained,
+    start_preload,
+    trained,
+)
 from ui.corpus import SAMPLES, shares_text
 from ui.layout import setup_page
-from ui.links import CMP_MAX_MERGES
+from ui.links import CMP_MAX_MERGES, CMP_MAX_TEXT_CHARS
 from ui.presentation import WRAP_COLUMNS
 from ui.settings import TrainSettings
 from viz.compare import (
@@ -30,7 +41,6 @@ from viz.compare import (
     unique_tokens,
     vocab_overlap,
 )
-from viz.encode_views import token_views
 from viz.markdown import left_out, plain
 from viz.tokens import tokens_row
 from viz.train_tables import token_counts
@@ -62,6 +72,9 @@ MAX_UNIQUE = 30
 BIND = "query-params"
 LETTERS = "ABCD"
 TRAIN_PAGE_TABLE = "Train page's table"
+LONGER = (
+    "A longer text, such as a book, goes to Upload in the sidebar: the runs train on it, and Compression measures it."
+)
 
 setup_page("Compare")
 st.title("Compare: what changes what BPE learns")
@@ -72,10 +85,22 @@ top = st.columns([1, 1, 2])
 count = top[0].segmented_control("Runs", [2, 3, 4], default=2, key=state.CMP_COUNT, bind=BIND) or 2
 budget = top[1].number_input("Merges", 1, CMP_MAX_MERGES, 200, step=50, key=state.CMP_BUDGET, bind=BIND)
 test_text = top[2].text_input(
-    "Test text", "The quick brown fox doesn't jump; unbelievable!", key=state.CMP_TEXT, bind=BIND
+    "Test text",
+    "The quick brown fox doesn't jump; unbelievable!",
+    key=state.CMP_TEXT,
+    max_chars=CMP_MAX_TEXT_CHARS,
+    placeholder=f"Type or paste up to {CMP_MAX_TEXT_CHARS:,} characters",
+    bind=BIND,
 )
+if len(test_text) >= CMP_MAX_TEXT_CHARS:
+    top[2].warning(f"The box is full ({CMP_MAX_TEXT_CHARS:,} characters). {LONGER}")
+else:
+    top[2].caption(
+        f"Up to {CMP_MAX_TEXT_CHARS:,} characters (every run encodes it); a longer paste does not go in. {LONGER}"
+    )
 
 runs: dict[str, TrainSettings] = {}
+
 with st.expander("Settings of each run (pre-tokenizer, unit, end of word, tie rule, encoding order)"):
     columns = st.columns(count)
 for i, col in enumerate(columns):
@@ -131,26 +156,42 @@ real = st.multiselect(
     bind=BIND,
 )
 start_preload(tuple(label for label in real if label in READY))
-shown_runs: dict[str, tuple[str, bpe_core.Tokenizer, str]] = {
-    name: (f"trained here, {result.num_merges:,} merges", result.tokenizer, orders[name])
-    for name, result in results.items()
+# name -> (what it is, tokenizer, order, what names the tokenizer in run_encoding's cache)
+shown_runs: dict[str, tuple[str, bpe_core.Tokenizer, str, Hashable]] = {
+    name: (
+        f"trained here, {r.num_merges:,} merges",
+        r.tokenizer,
+        orders[name],
+        ("trained", corpus.source, corpus.sha256, runs[name]),
+    )
+    for name, r in results.items()
 }
 for label in real:
     try:
         if label == TRAIN_PAGE_TABLE:
             table = session_trained(corpus, base)
             kind = f"the Train page's table: {base.pretokenizer}/{base.unit}, {table.num_merges:,} merges"
-            shown_runs[label] = (kind, table.tokenizer, "rank")
+            shown_runs[label] = (kind, table.tokenizer, "rank", ("trained", corpus.source, corpus.sha256, base))
         else:
             tok = ready_tokenizer(label)
-            shown_runs[label] = (f"{label}, {len(tok.merge_ids):,} merges", tok, "rank")
+            shown_runs[label] = (f"{label}, {len(tok.merge_ids):,} merges", tok, "rank", ("ready", label))
     except (BPEError, TypeError) as exc:
         st.error(f"Cannot load {label}: {plain(exc)}")
-traces = {name: tok.encode_with_trace(test_text, order=order) for name, (_, tok, order) in shown_runs.items()}
+encodings = {}
+try:
+    for step, (name, (_, tok, order, source)) in enumerate(shown_runs.items()):
+        encodings[name] = run_encoding(
+            tok, source, test_text, order, MAX_DRAWN, _what=name, _step=(step, len(shown_runs))
+        )
+except BPEError as exc:
+    st.error(f"Cannot encode the test text with {name}: {plain(exc)}")
+    st.stop()
 
 st.subheader("The test text under each run")
 st.dataframe(
-    text_under_runs(test_text, {n: (kind, tok.vocab_size, traces[n].ids) for n, (kind, tok, _) in shown_runs.items()}),
+    text_under_runs(
+        test_text, {n: (kind, tok.vocab_size, encodings[n].ids) for n, (kind, tok, *_) in shown_runs.items()}
+    ),
     hide_index=True,
     width="stretch",
 )
@@ -159,12 +200,14 @@ with st.container(key=WRAP_COLUMNS):  # four runs beside a sidebar: a new row, n
     rows = [st.columns(len(group)) for group in groups]  # the runs trained here, then the real tokenizers
 for group, text_columns in zip(groups, rows):
     for col, name in zip(text_columns, group):
-        _, tok, order = shown_runs[name]
-        trace = traces[name]
+        order = shown_runs[name][2]
+        encoding = encodings[name]
         with col:
-            st.markdown(run_heading(name, len(trace.ids), len(test_text), f"{order} order" if name in results else ""))
-            st.html(tokens_row(token_views(tok, trace, limit=MAX_DRAWN), show_ids=False))
-            if note := left_out(MAX_DRAWN, len(trace.ids), "tokens"):
+            st.markdown(
+                run_heading(name, len(encoding.ids), len(test_text), f"{order} order" if name in results else "")
+            )
+            st.html(tokens_row(encoding.views, show_ids=False))
+            if note := left_out(MAX_DRAWN, len(encoding.ids), "tokens"):
                 st.caption(f"Showing {note}.")
 
 timelines, compression, overlap, switch = st.tabs(

@@ -13,35 +13,39 @@ from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained, start_preload
 from ui.languages import (
     TRAINED,
-    UDHR_TRAINING,
     language_from_link,
     language_to_link,
     pick_from_chart,
     ready_counts,
     source_of,
-    train_on_udhr,
+    train_button,
     trained_curves,
     trained_on_udhr,
     udhr_sections,
+    unseen_counts,
 )
 from ui.layout import setup_page
 from ui.presentation import presenting
 from viz.encode_views import token_views
 from viz.languages import (
     MEASURES,
+    alphabet_characters,
     curves_figure,
     excerpt,
     gains_frame,
     helped_frame,
     merge_share_figure,
     merge_share_frame,
+    mostly_unseen,
     premium_column,
     premium_figure,
     premium_frame,
     premium_summary,
     reference_story,
     rule_texts,
+    script_colors,
     tokens_column,
+    unseen_note,
 )
 from viz.markdown import plain
 from viz.tokens import tokens_row
@@ -49,6 +53,11 @@ from viz.tokens import tokens_row
 BIND = "query-params"
 SHOWN_CHARS = 200
 DEFAULT_CURVES = ["fra", "rus", "arb", "hin", "cmn_hans", "mya"]
+# The premium chart's pixels per language and font size, and the height of the box it scrolls in, by
+# presentation mode: the dearest languages and the scale show at once, and the language's tokens below stay
+# a short scroll away. Comments, not strings: Streamlit's magic would show a string.
+BARS = {False: {"bar_height": 16, "font_size": 12}, True: {"bar_height": 19, "font_size": 14}}
+CHART_BOX = {False: 520, True: 470}
 
 setup_page("Languages")
 st.title("Languages: the token tax")
@@ -89,23 +98,33 @@ code = pick.selectbox(
     key=state.LANG_CODE,
 )
 language_to_link(code)
-note.caption("Bars: the same declaration's tokens over English's, lowest first, coloured by script.")
+note.caption("Bars: the same declaration's tokens over English's, dearest on top, coloured by script.")
 tabs = st.tabs([*labels, "All as a table"])
 for i, (tab, label) in enumerate(zip(tabs, labels)):
     with tab:
+        hatched: list[str] = []
         if label == TRAINED:
             st.caption(
                 f"Trained here: the Train page's table, {result.num_merges:,} merges on {plain(corpus.name)} "
                 f"({plain(settings.pretokenizer)}, {plain(settings.unit)})."
             )
+            unseen = unseen_counts(result, source_of(corpus, settings))
+            hatched = mostly_unseen(frame, label, unseen)
+            why = unseen_note(frame, label, unseen, corpus=corpus.name, alphabet=alphabet_characters(result),
+                              fallback=result.tokenizer.fallback)  # fmt: skip
+            if why:
+                st.info(plain(why), icon=":material/info:")
+            if not trained_on_udhr(corpus):
+                train_button(state.LANG_TRAIN_TAB)
         st.caption(plain(premium_summary(frame, label)))
-        st.plotly_chart(
-            premium_figure(frame, label, selected=code, height=380 if presenting() else 420),
-            width="stretch",
-            key=state.lang_chart(i),
-            on_select=partial(pick_from_chart, state.lang_chart(i)),
-            selection_mode="points",
-        )
+        with st.container(height=CHART_BOX[presenting()], border=False):  # 84 names: the chart scrolls here
+            st.plotly_chart(
+                premium_figure(frame, label, selected=code, hatched=hatched, **BARS[presenting()]),
+                width="stretch",
+                key=state.lang_chart(i),
+                on_select=partial(pick_from_chart, state.lang_chart(i)),
+                selection_mode="points",
+            )
 with tabs[-1]:
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
         premium_column(label): st.column_config.NumberColumn(format="%.2f×") for label in labels
@@ -136,19 +155,14 @@ if not trained_on_udhr(corpus):
         f"The Train page's table was trained on {plain(corpus.name)}. To see how a table trained on a mix of "
         f"languages shares its merges out, train it on the UDHR sample itself."
     )
-    st.button(
-        f"Train on the UDHR sample ({UDHR_TRAINING[state.PRETOKENIZER]}, {UDHR_TRAINING[state.UNIT]}, "
-        f"{UDHR_TRAINING[state.BUDGET]:,} merges)",
-        key=state.LANG_TRAIN,
-        on_click=train_on_udhr,
-    )
+    train_button(state.LANG_TRAIN)
 st.caption(
     f"Each language's tokens after the first k of the table's {curves.merges:,} merges, from one traced encoding "
     "of each declaration (the same choices as the table cut to k merges)."
 )
 st.markdown(plain(reference_story(curves, sections)))
-left, right = st.columns([3, 1])
-measure = right.radio("Plot", list(MEASURES), key=state.LANG_MEASURE, bind=BIND)
+left, right = st.columns([1, 3])
+measure = left.radio("Plot", list(MEASURES), key=state.LANG_MEASURE, horizontal=True, bind=BIND)
 picked = right.multiselect(
     f"Languages picked out (with {section.name})",
     codes,
@@ -157,9 +171,10 @@ picked = right.multiselect(
     key=state.LANG_HIGHLIGHT,
     bind=BIND,
 )
-left.plotly_chart(curves_figure(curves, sections, [code, *picked], measure=measure), width="stretch")
+st.plotly_chart(curves_figure(curves, sections, [code, *picked], measure=measure), width="stretch")
 st.subheader("Which merges went to which script")
-st.plotly_chart(merge_share_figure(merge_share_frame(curves, sections)), width="stretch")
+colors = script_colors([s.script for s in sections.values()])  # as on the premium chart
+st.plotly_chart(merge_share_figure(merge_share_frame(curves, sections), colors=colors), width="stretch")
 st.caption("Each merge is counted for the script of the language it saved the most tokens.")
 st.subheader(f"The merges that saved {section.name} the most")
 rules = rule_texts(result, [r for r, _ in curves.helped[code]])

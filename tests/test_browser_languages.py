@@ -50,6 +50,32 @@ def _nav_fits(pg) -> None:
     assert right <= PROJECTOR["width"], right
 
 
+def _readable(pg) -> None:
+    """The visible premium chart names all 84 languages horizontally in 12 px or more, its "1× = English" label
+    covers no bar, and the curves plot keeps nine tenths of its figure's width (its legend is below it)."""
+    found = pg.evaluate(
+        """() => {
+          const g = [...document.querySelectorAll('.js-plotly-plot')].find(e => e.offsetParent !== null);
+          const ticks = [...g.querySelectorAll('.yaxislayer-above .ytick text')];
+          const label = [...g.querySelectorAll('.annotation')].find(a => a.textContent.includes('1× = English'));
+          const box = label.getBoundingClientRect();
+          const over = [...g.querySelectorAll('.bars .point path')].filter(p => {
+            const r = p.getBoundingClientRect();
+            return r.width > 0 && r.left < box.right && r.right > box.left && r.top < box.bottom && r.bottom > box.top;
+          }).length;
+          const curves = [...document.querySelectorAll('.js-plotly-plot')].find(
+            e => e.querySelector('.xtitle') && e.querySelector('.xtitle').textContent.startsWith('merges used'));
+          const plot = curves.querySelector('.nsewdrag').getBoundingClientRect().width;
+          return {ticks: ticks.length, sizes: ticks.map(t => parseFloat(getComputedStyle(t).fontSize)),
+                  turned: ticks.filter(t => (t.getAttribute('transform') || '').includes('rotate')).length,
+                  over, plot, figure: curves.getBoundingClientRect().width};
+        }"""
+    )
+    assert found["ticks"] == 84 and min(found["sizes"]) >= 12 and found["turned"] == 0, found
+    assert found["over"] == 0, found
+    assert found["plot"] >= 0.9 * found["figure"] - 70, found  # less the y axis's title and numbers
+
+
 def test_languages_page_on_a_projector(projector, app_url):  # noqa: F811
     pg = projector
     pg.goto(app_url + "/languages")
@@ -62,6 +88,7 @@ def test_languages_page_on_a_projector(projector, app_url):  # noqa: F811
     _nav_fits(pg)
     settle(pg, 1000)
     _shot(pg, "languages-1280")
+    _readable(pg)
     # a click on the tallest GPT-2 bar (Burmese) picks that language and puts it in the link
     point = pg.evaluate(
         """() => { const g = [...document.querySelectorAll('.js-plotly-plot')].find(e => e.offsetParent !== null);
@@ -91,6 +118,7 @@ def test_languages_and_compare_in_presentation_mode(projector, app_url):  # noqa
     _wait_text(pg, "English had made 90% of its whole saving by merge")
     settle(pg, 1000)
     _shot(pg, "languages-present")
+    _readable(pg)
 
     pg.goto(app_url + "/compare?present=true")
     pg.get_by_role("heading", name="The test text under each run").wait_for()

@@ -19,7 +19,7 @@ from bpe_core import ParallelSection, SectionError, Tokenizer, parallel_sections
 from bpe_core.formats import bundled
 from bpe_core.formats._common import rendered_to_bytes
 from bpe_core.formats.tiktoken_ranks import O200K_PATTERN
-from bpe_core.languages import curve_points, letter_scripts, premiums_of, token_counts
+from bpe_core.languages import curve_points, letter_scripts, premiums_of, token_counts, unseen_characters
 from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
 from .conftest import SHIPPED_CORPORA
@@ -157,6 +157,42 @@ def test_premiums_of_plain_texts_and_errors():
     with pytest.raises(TypeError, match="expected a Tokenizer or TrainResult"):
         token_premiums("gpt2", {"eng": "low"})  # type: ignore[arg-type]
     assert premiums_of({"fr": 3, "en": 2}, "en") == {"fr": 1.5, "en": 1.0}
+
+
+# ----------------------------------------------------------------- characters outside a char-level alphabet
+
+
+def test_unseen_characters_worked_by_hand():
+    # alphabet {l, o, w}: "lower" has e and r outside it; the whitespace pre-tokenizer drops the space
+    tok = Tokenizer.from_merges([("l", "o"), ("lo", "w")], pretokenizer="whitespace")
+    assert unseen_characters(tok, {"eng": "low lower", "rus": "мир мир", "x": "low"}) == {"eng": 2, "rus": 6, "x": 0}
+    # no pre-tokenizer: the space is a symbol too, and outside this alphabet
+    assert unseen_characters(Tokenizer.from_merges([("l", "o")], pretokenizer="none"), {"a": "lo lo"}) == {"a": 1}
+    # byte unit: every byte is in the alphabet
+    byte_tok = Tokenizer.from_merges([("l", "o")], pretokenizer="gpt2", unit="byte")
+    assert unseen_characters(byte_tok, {"rus": "мир"}) == {"rus": 0}
+    with pytest.raises(TypeError, match="expected a Tokenizer or TrainResult"):
+        unseen_characters("gpt2", {"eng": "low"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fallback", ["keep", "unk", "bytes"])
+def test_unseen_characters_are_the_traces_fallbacks_and_each_stays_a_token(sections, fallback):
+    """A char-level table trained on English: every character of another script is a fallback record of the
+    trace, and under keep or unk one token each, so Chinese costs one token per character it holds."""
+    english = bpe_core.train(sections["eng"].text, num_merges=300, pretokenizer="whitespace_eow", unit="char")
+    tok = english.tokenizer.with_fallback(fallback)
+    texts = {code: sections[code].text[:800] for code in ("eng", "fra", "rus", "cmn_hans")}
+    unseen = unseen_characters(tok, texts)
+    fell = {code: sum(len(p.fallbacks) for p in tok.encode_with_trace(t).pieces) for code, t in texts.items()}
+    assert unseen == fell
+    assert unseen["eng"] == 0 and unseen["rus"] > 0
+    han = sum(not ch.isspace() for ch in texts["cmn_hans"] if ch not in english.tokenizer.vocab)
+    assert unseen["cmn_hans"] == han  # every Han character: none is in an English table's alphabet
+    # "All human beings are born free" in Chinese, one word: its six characters and the word's </w>
+    word = "人人生而自由"
+    per_char = {"keep": 1, "unk": 1, "bytes": 3}[fallback]  # bytes: each Han character's three UTF-8 bytes
+    assert unseen_characters(tok, {"w": word}) == {"w": 6}
+    assert len(tok.encode(word)) == 6 * per_char + 1
 
 
 # ----------------------------------------------------------------- premium curves over a merge table

@@ -462,3 +462,51 @@ def held_out_counts(corpus: str | CorpusChoice, settings: TrainSettings, held_ou
     from bpe_core.compression import token_counts_by_merges
 
     return token_counts_by_merges(trained(corpus, settings).tokenizer, held_out, order)
+
+
+@dataclass(frozen=True)
+class RunEncoding:
+    """One tokenizer's encoding of the Compare page's test text: what the page draws of it.
+
+    Attributes:
+        ids: the token ids (a ``keep`` fallback's temporary ids included).
+        views: the first ``limit`` tokens as token boxes (:func:`viz.encode_views.token_views`).
+    """
+
+    ids: tuple[int, ...]
+    views: list[TokenView]
+
+
+RUN_ENCODINGS = 32
+"""At most this many Compare encodings are kept (eight runs of four test texts). Each holds one id per token
+(at most a few per character of a text capped at :data:`ui.links.CMP_MAX_TEXT_CHARS`) and a few hundred token
+boxes, well under a megabyte."""
+
+
+@st.cache_data(max_entries=RUN_ENCODINGS, ttl=TRAINED_TTL, show_spinner=False)
+def run_encoding(
+    _tokenizer: bpe_core.Tokenizer,
+    source: Hashable,
+    text: str,
+    order: str,
+    limit: int,
+    _what: str = "",
+    _step: tuple[int, int] = (0, 1),
+) -> RunEncoding:
+    """Encode ``text`` with ``_tokenizer`` in ``order`` (with a trace, for the token boxes), showing a progress bar.
+
+    ``_tokenizer`` is not hashed: ``source`` names it, e.g. ``("trained", corpus source, SHA-256, settings)`` or
+    ``("ready", "GPT-2")``, so a rerun that leaves text, tokenizer and order as they were (another run added,
+    another tab) encodes nothing again. ``_what`` (the run's name) and ``_step`` (``(index, count)`` of the runs
+    being encoded) only label the bar; a cache hit shows nothing.
+
+    Raises:
+        bpe_core.BPEError: the text cannot be encoded (not cached).
+    """
+    index, count = _step
+    bar = st.progress(index / count, text=f"Encoding the test text: run {index + 1} of {count} ({_what})…")
+    try:
+        trace = _tokenizer.encode_with_trace(text, order=order)
+    finally:
+        bar.empty()
+    return RunEncoding(tuple(trace.ids), token_views(_tokenizer, trace, limit=limit))

@@ -9,7 +9,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import ParallelSection, PremiumCurves
-from bpe_core.languages import token_counts
+from bpe_core.languages import token_counts, unseen_characters
 from ui import state
 from ui.cache import ready_tokenizer, sample_text
 from ui.corpus import CorpusChoice
@@ -78,6 +78,14 @@ def trained_curves(_result: bpe_core.TrainResult, source: Hashable) -> PremiumCu
         done()
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def unseen_counts(_result: bpe_core.TrainResult, source: Hashable) -> dict[str, int]:
+    """Characters of each UDHR section outside the alphabet of the table ``_result`` (the Train page's run; all
+    0 for a byte-level table): :func:`bpe_core.languages.unseen_characters`. ``source`` names the table, as for
+    :func:`trained_curves`."""
+    return unseen_characters(_result, udhr_sections())
+
+
 def source_of(corpus: CorpusChoice, settings: Hashable) -> Hashable:
     """What names the Train page's run in :func:`trained_curves`'s cache."""
     return (corpus.source, corpus.sha256, settings)
@@ -127,3 +135,15 @@ def train_on_udhr() -> None:
     for key, value in UDHR_TRAINING.items():
         st.session_state[key] = value
     st.session_state[state.APPLY_PENDING] = True
+
+
+def train_button(key: str) -> None:
+    """The button that trains the Train page's table on the UDHR sample (:func:`train_on_udhr`), naming what it
+    will train; ``key``: its widget key (the page shows it twice)."""
+    st.button(
+        f"Train on the UDHR sample ({UDHR_TRAINING[state.PRETOKENIZER]}, {UDHR_TRAINING[state.UNIT]}, "
+        f"{UDHR_TRAINING[state.BUDGET]:,} merges)",
+        key=key,
+        on_click=train_on_udhr,
+        icon=":material/model_training:",
+    )

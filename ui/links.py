@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from bpe_core import BPEError
+from bpe_core import ORDERS, BPEError
 from bpe_core.options import MAX_MERGES, MAX_MIN_FREQUENCY, MAX_VOCAB_SIZE, OPTIONS, check_special_tokens, parse_int
 from ui import state
 from ui.corpus import MAX_ENCODE_CHARS, MAX_PASTE_CHARS, SAMPLES, CorpusInputError, check_paste
@@ -39,6 +39,19 @@ MAX_BUDGET = max(MAX_MERGES, MAX_VOCAB_SIZE)
 """The sidebar's budget box holds merges or a vocabulary size (checked against its own limit on Train)."""
 CMP_MAX_MERGES = 20_000
 """The Compare page trains up to four runs at once: each gets at most this many merges."""
+CMP_MAX_RUNS = 4
+"""The Compare page trains at most this many runs (its Runs control offers 2, 3 and 4)."""
+CMP_RUN_FIELDS = ("pretokenizer", "unit", "end_of_word", "tie_break", "order")
+"""The settings of each Compare run bound to the link (``cmp_0_unit``: see :func:`ui.state.cmp_key`)."""
+CMP_MAX_TEXT_CHARS = MAX_ENCODE_CHARS
+"""The Compare page's test-text box holds as much as the Encode page's box: every run (up to four trained here and
+four real tokenizers) encodes it, with a full trace each."""
+COMPARE_KEYS = frozenset(
+    {state.CMP_COUNT, state.CMP_BUDGET, state.CMP_TEXT, state.CMP_HELD_OUT, state.CMP_METRIC, state.CMP_REAL,
+     state.CMP_SWITCH_RUN, state.CMP_SWITCH_RULE, state.CMP_SWITCH_CORPUS}
+    | {state.cmp_key(i, field) for i in range(CMP_MAX_RUNS) for field in CMP_RUN_FIELDS}
+)  # fmt: skip
+"""Every parameter a Compare link may hold; another ``cmp_`` name (``cmp_budget``) is said to be none of them."""
 
 CHECK_MAX_MIN_FREQUENCY = 1_000_000
 """The Check page's minimum-frequency box (its corpora are a few lines long)."""
@@ -59,6 +72,7 @@ NUMBERS: dict[str, tuple[int, int]] = {
     state.BUDGET: (0, MAX_BUDGET),
     state.MIN_FREQUENCY: (1, MAX_MIN_FREQUENCY),
     state.CMP_BUDGET: (1, CMP_MAX_MERGES),
+    state.CMP_COUNT: (2, CMP_MAX_RUNS),
     state.CHECK_MIN_FREQUENCY: (1, CHECK_MAX_MIN_FREQUENCY),
     state.ENCODE_DROPOUT_PERCENT: (0, 100),
     state.ENCODE_DROPOUT_SAMPLES: (1, MAX_DROPOUT_SAMPLES),
@@ -76,8 +90,12 @@ CHOICES: dict[str, Mapping[str, object]] = {
     state.TIE_BREAK: OPTIONS["tie_break"].choices,
     state.BUDGET_KIND: BUDGET_KINDS,
     state.SAMPLE: SAMPLES,
+} | {
+    state.cmp_key(i, field): ORDERS if field == "order" else OPTIONS[field].choices
+    for i in range(CMP_MAX_RUNS)
+    for field in CMP_RUN_FIELDS
 }
-"""Choice widgets of the sidebar bound to the URL: their allowed values."""
+"""Choice widgets bound to the URL (the sidebar's, each Compare run's): their allowed values."""
 
 
 def _check_specials(value: str) -> None:
@@ -189,6 +207,7 @@ TEXTS: dict[str, Callable[[str], None]] = {
     state.CHECK_CLAIM: _at_most(state.CHECK_CLAIM, CHECK_MAX_CLAIM_CHARS, "claimed-merges box"),
     state.CHECK_WORD: _at_most(state.CHECK_WORD, CHECK_MAX_WORD_CHARS, "word box"),
     state.CHECK_STEPS: _at_most(state.CHECK_STEPS, CHECK_MAX_STEPS_CHARS, "claimed-states box"),
+    state.CMP_TEXT: _at_most(state.CMP_TEXT, CMP_MAX_TEXT_CHARS, "Compare page's test-text box"),
 }
 """Text boxes bound to the URL whose value has limits: a check raising ``BPEError``."""
 
@@ -212,6 +231,11 @@ def problem(key: str, value: str) -> str | None:
             return f"{key} must be one of: {', '.join(CHOICES[key])}; got {value[:40]!r}"
         elif key in TEXTS:
             TEXTS[key](value)
+        elif key.startswith("cmp_") and key not in COMPARE_KEYS:
+            return (
+                f"{key[:40]} is not a setting of the Compare page (its numbers are {state.CMP_BUDGET}, merges "
+                f"from 1 to {CMP_MAX_MERGES:,}, and {state.CMP_COUNT}, runs from 2 to {CMP_MAX_RUNS})"
+            )
     except (BPEError, TypeError) as exc:
         return str(exc)
     except ValueError:

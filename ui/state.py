@@ -160,6 +160,8 @@ LANG_CODE = "lang"
 LANG_HIGHLIGHT = "lang_curves"
 LANG_MEASURE = "lang_measure"
 LANG_TRAIN = "lang_train_udhr"
+LANG_TRAIN_TAB = "lang_train_udhr_tab"
+"""The same button on the "Trained here" tab, where the trained table's premiums are explained."""
 
 
 def lang_chart(index: int) -> str:

@@ -19,6 +19,18 @@ LIGHT_TEXT = "#ffffff"
 """Text on dark fills."""
 
 
+def relative_luminance(color: str) -> float:
+    """The relative luminance (0 black to 1 white) of a ``"#rrggbb"`` colour, as WCAG 2.1 defines it (section
+    "relative luminance"), computed by ColorAide (``Color.luminance()``).
+
+    Raises:
+        ValueError: not a ``#rrggbb`` colour.
+    """
+    if len(color) != 7 or color[0] != "#":
+        raise ValueError(f"expected a colour as #rrggbb, got {color!r}")
+    return Color(color).luminance()
+
+
 def contrast(text: str, fill: str) -> float:
     """The WCAG 2.1 contrast ratio of two CSS colours (``"#fde68a"``, ``"white"``): 1.0 to 21.0, symmetric.
 

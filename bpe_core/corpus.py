@@ -56,14 +56,14 @@ def word_counts(
         raise TypeError("the corpus is bytes; decode it to str first (e.g. data.decode('utf-8'))")
     if isinstance(corpus, str):
         counts: Counter[str] = Counter()
-        tally = None if budget is None else _Tally(counts, budget).check
+        tally = None if budget is None else CountsOnBudget(counts, budget).check
         for piece, special in split_special(corpus, special_tokens):
             if not special:
                 count_pretokens(piece, pretokenizer, counts, tally)
         result = dict(counts)
     elif isinstance(corpus, Mapping):
         if budget is not None:
-            budget.need(len(corpus) * COUNTED_WORD_BYTES, f"to copy {len(corpus):,} word counts")
+            budget.need(len(corpus) * COUNTED_WORD_BYTES, f"copying {len(corpus):,} word counts")
             budget.hold(len(corpus) * COUNTED_WORD_BYTES)
         result = {}
         for word, freq in corpus.items():
@@ -95,14 +95,18 @@ def word_counts(
     return result
 
 
-class _Tally:
+class CountsOnBudget:
     """Keeps a budget informed of what a growing word count holds, checked after each slice of text.
 
     The words a slice added are the counter's last keys (dicts keep insertion
     order), so each check sizes only those: a pass over the new words, in C.
+
+    Args:
+        counts: the counter being filled (only ever added to).
+        budget: the budget its words go on.
     """
 
-    def __init__(self, counts: Counter[str], budget: MemoryBudget) -> None:
+    def __init__(self, counts: dict[str, int], budget: MemoryBudget) -> None:
         self.counts, self.budget, self.seen = counts, budget, 0
 
     def check(self) -> None:
@@ -116,7 +120,7 @@ class _Tally:
             return
         added = sum(map(sys.getsizeof, islice(reversed(self.counts), new))) + new * COUNTED_WORD_BYTES
         self.seen += new
-        self.budget.need(added, f"to count the {self.seen:,} distinct pre-tokens seen so far")
+        self.budget.need(added, f"counting the {self.seen:,} distinct pre-tokens seen so far")
         self.budget.hold(added)
 
 

@@ -17,12 +17,13 @@ machine down. Two measures work together:
   too, which errs on the side of stopping early.
 
 The per-item sizes are CPython 3.11 on a 64-bit build, measured with
-``tracemalloc`` (``python3 -m bench.memory_sizes`` prints them): each structure
-is built for a corpus of ``n`` and of ``4n`` items and the constant is the
-difference of the two peaks divided by ``3n``, rounded up, so fixed costs drop
-out. They include the allocator's rounding (small objects come in 16-byte
-steps) and list over-allocation; RSS adds the arenas' slack on top, which
-:data:`SLACK` covers.
+``tracemalloc`` (``python3 -m bench.memory_sizes`` measures them again and
+checks the estimates against real runs): each structure is built for a corpus
+of ``n`` and of ``4n`` items and the size is the difference of the two peaks
+divided by ``3n``, so fixed costs drop out; each constant is that, rounded up
+by about a tenth. They include the allocator's rounding (small objects come in
+16-byte steps) and list over-allocation; RSS adds the arenas' slack on top,
+which :data:`SLACK` covers.
 """
 
 from __future__ import annotations
@@ -35,34 +36,33 @@ MB = 2**20
 """Bytes in a megabyte, as every message counts them."""
 
 SLACK = 1.15
-"""What the process's RSS takes beyond the bytes of its live objects (partly used arenas and pools)."""
+"""What the process's RSS takes beyond the bytes of its live objects (partly used arenas and pools). The
+estimates times this stayed 1.1-1.3x above the RSS growth of real runs (``bench.memory_sizes``)."""
 
-COUNTED_WORD_BYTES = 100
-"""One distinct pre-token in the word-count dict, besides its string: the dict's slot and hash index at their
-largest (just before the dict grows), and the count's int object. Measured: 1,000,000 vs 4,000,000 distinct
-words counted from text, minus the strings' own ``sys.getsizeof``."""
+COUNTED_WORD_BYTES = 90
+"""One distinct pre-token in the word-count dict, besides its string (``sys.getsizeof``, counted apart): the
+dict's slot and hash index, its count, and the copy ``word_counts`` returns. Measured 77 (100,000 vs 400,000
+distinct 8-letter words counted from text)."""
 
-POSITION_BYTES = 96
+POSITION_BYTES = 90
 """One symbol of the training layout at the trainer's peak: ``sym``, ``nxt``, ``prv``, ``word_of``, the
-position's int object, its pair-index slot, the count weights, the trace's two packed layouts, and the
-spelled words it is copied from. Measured: ``train`` on 4n vs n symbols of one word (``pretokenizer="none"``),
-and on 4n vs n distinct random words, peak growth over the symbols."""
+position's int object, its pair-index slot, the count weights and the trace's packed layout. Measured 83
+(``train`` on one word of 800,000 vs 3,200,000 letters)."""
 
-WORD_BYTES = 220
-"""One distinct word in the layout and the result: its starts/ends/lengths/word ids, its spelled list's
-header, the trace's start offset, and the result's ``(word, count)`` tuple. Measured on distinct random
-words, net of :data:`POSITION_BYTES`."""
+WORD_BYTES = 80
+"""One distinct word in the layout and the result, besides its symbols and its count entry: its start, end,
+length, frequency and spelled list, the trace's start offset and the result's ``(word, count)`` tuple.
+Measured 53 (100,000 vs 400,000 distinct 8-letter words, net of the above)."""
 
-PAIR_BYTES = 330
-"""One distinct pair at the start of training: its pair-index list and dict entry, its count, its heap
-entry, its key's int object and the trace's packed initial count. Measured on random two-letter words over
-an alphabet of n vs 4n pairs."""
+PAIR_BYTES = 260
+"""One distinct pair at the start of training: its pair-index list and dict entry, its key's int object, its
+count, its heap entry and the trace's packed initial count. Measured 249 (100,000 vs 400,000 distinct
+two-character words over 3,000 CJK characters, net of the above)."""
 
-SITE_BYTES = 140
-"""Each occurrence a merge rewrites, at most: the new pairs' index slots, the count changes and word ids the
-trace keeps, and the heap entries of the pairs it forms. Measured over 5,000 merges of English text (the
-first merges rewrite the most)."""
-
+SITE_BYTES = 48
+"""What a merge keeps per index entry it visits (an occurrence, or a stale entry): the new pairs' index
+slots, the count changes and word ids the trace packs, the heap entries of the pairs it forms. Measured 40 on
+average over 5,000 merges of Tiny Shakespeare (the growth of the whole merge loop over the entries visited)."""
 
 SYMBOL_BYTES = 400
 """One learned symbol besides its text: its entries in the symbol table's columns, the merge table and the
@@ -125,14 +125,16 @@ class MemoryBudget:
 
     Args:
         budget: bytes the run may hold at its peak (``train(max_memory=...)``).
+        name: how messages name the budget (``max_memory``, the CLI's ``--max-memory``).
 
     Attributes:
         held: the bytes the phases so far said they keep (see :meth:`hold`).
         watch: the RSS watch started with the budget.
     """
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, name: str = "max_memory") -> None:
         self.budget = budget
+        self.name = name
         self.held = 0
         self.watch = MemoryWatch(budget)
 
@@ -141,8 +143,8 @@ class MemoryBudget:
 
         Args:
             nbytes: the bytes the next step will allocate.
-            what: what they are for, completing "needs about X MB ...", e.g.
-                ``"for the layout of 25,000,001 symbols"``.
+            what: what they are for, the subject of "... needs about X MB", e.g.
+                ``"the training layout of 25,000,001 symbols in 1 distinct words"``.
 
         Raises:
             MemoryBudgetError: they do not fit; the message states the total, what
@@ -151,7 +153,7 @@ class MemoryBudget:
         total = (self.held + nbytes) * SLACK
         if total > self.budget:
             raise MemoryBudgetError(
-                f"training needs about {megabytes(total)} MB {what}; the memory budget (max_memory) is "
+                f"{what} needs about {megabytes(total)} MB; the memory budget ({self.name}) is "
                 f"{megabytes(self.budget)} MB"
             )
 

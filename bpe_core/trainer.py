@@ -42,7 +42,7 @@ from .memory import (
 from .options import check_training, marker_style
 from .recorder import MergeLog, Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
-from .symbols import SHIFT, SymbolTable, spell_corpus
+from .symbols import MARKER_LAYOUTS, SHIFT, UNIT_KINDS, SymbolTable, spell_corpus
 from .tiebreak import HfTokenizersRule, TieRule, tie_rule
 from .trace import TrainConfig
 
@@ -80,7 +80,7 @@ def train(
     min_frequency: int = 2,
     special_tokens: tuple[str, ...] | list[str] = (),
     progress: ProgressCallback | None = None,
-    max_memory: int | None = None,
+    max_memory: int | MemoryBudget | None = None,
     trace: bool = True,
     top_k: int = 10,
     max_tied: int = 10,
@@ -115,7 +115,9 @@ def train(
             not fit raises :class:`~bpe_core.memory.MemoryBudgetError`; a merge that
             would not fit, or a process grown past the budget (its RSS, checked
             every few merges), stops training cleanly, keeping the merges learned
-            so far and saying why in ``stop_reason``.
+            so far and saying why in ``stop_reason``. A
+            :class:`~bpe_core.memory.MemoryBudget` instead of a number continues
+            one already in use (the command line's, which holds its word counts).
         trace: record words, top pairs, ties and pair-count deltas (False keeps
             only the merge table and counts, for speed).
         top_k: how many top pair counts each step records.
@@ -226,7 +228,7 @@ def _train(
     texts = list(counts)
     freqs = list(counts.values())
     recorder = TraceRecorder(top_k, max_tied, trace_words) if trace else Recorder()
-    state = _Trainer(texts, words, freqs, table, tie_rule(tie_break), budget)
+    state = _Trainer(texts, words, freqs, table, tie_rule(tie_break), min_frequency, budget)
     del words  # consumed: the trainer holds its own flat copy
     stop_reason = state.run(num_merges, min_frequency, progress, recorder, budget)
     log = recorder.finish(state.sym)
@@ -267,7 +269,9 @@ def _result(
     )
 
 
-def _check_recording(top_k: int, max_tied: int, trace_words: int, max_memory: int | None) -> MemoryBudget | None:
+def _check_recording(
+    top_k: int, max_tied: int, trace_words: int, max_memory: int | MemoryBudget | None
+) -> MemoryBudget | None:
     """Check the trace sizes and the memory budget; return the budget (``None``: none).
 
     Raises:
@@ -276,8 +280,8 @@ def _check_recording(top_k: int, max_tied: int, trace_words: int, max_memory: in
     _check_int("top_k", top_k, 1)
     _check_int("max_tied", max_tied, 1)
     _check_int("trace_words", trace_words, 0)
-    if max_memory is None:
-        return None
+    if max_memory is None or isinstance(max_memory, MemoryBudget):
+        return max_memory
     _check_int("max_memory", max_memory, 1)
     return MemoryBudget(max_memory)
 
@@ -289,13 +293,13 @@ def _check_layout(counts: dict[str, int], unit: str, eow: str | None, budget: Me
         MemoryBudgetError: it does not fit; the message gives the symbols and words.
     """
     words = len(counts)
-    if unit == "byte":
+    if UNIT_KINDS[unit].byte_level:
         symbols = sum(len(w.encode("utf-8", "surrogatepass")) for w in counts)
     else:
         symbols = sum(map(len, counts))
-    symbols += words if eow == "separate" else 0
+    symbols += words * len(MARKER_LAYOUTS[eow].own_symbols)  # a separate </w> after each word
     nbytes = symbols * POSITION_BYTES + words * WORD_BYTES
-    budget.need(nbytes, f"for the training layout of {symbols:,} symbols in {words:,} distinct words")
+    budget.need(nbytes, f"the training layout of {symbols:,} symbols in {words:,} distinct words")
     budget.hold(nbytes)
 
 
@@ -380,7 +384,7 @@ def _pair_index(
             group(key, []).append(p)
         if budget is not None:
             found = f"{len(index):,} distinct pairs in the first {min(done, size):,} of {size:,} symbols"
-            budget.need(len(index) * PAIR_BYTES, f"for the pair index ({found})")
+            budget.need(len(index) * PAIR_BYTES, f"the pair index ({found})")
     if budget is not None:
         budget.hold(len(index) * PAIR_BYTES)
     for key in [key for key in index if key < 0]:
@@ -410,6 +414,7 @@ class _Trainer:
         freqs: list[int],
         table: SymbolTable,
         rule: TieRule,
+        floor: int = 1,
         budget: MemoryBudget | None = None,
     ):
         self.texts, self.freqs, self.table, self.rule = texts, freqs, table, rule
@@ -427,12 +432,17 @@ class _Trainer:
         self.starts, self.ends = starts, ends
         self.total_tokens = sum(n * f for n, f in zip(lengths, freqs))
         self.token_text = 0  # characters held by the learned tokens (see TOKEN_TEXT_LIMIT)
+        self.floor = floor
         self._start_heap(rule, table)
 
     def _start_heap(self, rule: TieRule, table: SymbolTable) -> None:
         """Key every pair by the tie rule and heap them: ``(-count, tie key, pair key)``, smallest first.
 
-        ``hf_tokenizers`` keys a pair by its symbols' Hugging Face ids
+        A pair's count never grows once it exists (a merge forms only pairs that
+        hold its new symbol), so a pair below the floor (``min_frequency``) can
+        never be merged: it stays counted but is left out of the heap and the
+        index (most pairs of a corpus occur once). ``hf_tokenizers`` keys a pair
+        by its symbols' Hugging Face ids
         (``HfTokenizersRule.pair_key``); where those are our ids (the char unit)
         the tie key is the pair key itself, and ``identity`` skips computing it.
         """
@@ -444,16 +454,17 @@ class _Trainer:
             self.keys = [rule.symbol_key(s, r) for s, r in zip(table.strings, table.hf_rank)]
             self.pair_key = rule.pair_key(self.keys)
             self.identity = isinstance(rule, HfTokenizersRule) and self.keys == list(range(len(self.keys)))
-        counts = self.counts
+        index, counts, floor = self.index, self.counts, self.floor
+        for k in [k for k, c in counts.items() if c < floor]:
+            del index[k]
         if self.pair_key is None:
-            index = self.index
-            self.heap = [(-c, index[k][0], k) for k, c in counts.items()]
+            self.heap = [(-counts[k], held[0], k) for k, held in index.items()]
         elif self.identity:
-            self.heap = [(-c, k, k) for k, c in counts.items()]
+            self.heap = [(-counts[k], k, k) for k in index]
         else:
             pair_key = self.pair_key
-            keys = (pair_key(*divmod(k, SHIFT)) for k in counts)
-            self.heap = [(-c, k if key == k else key, k) for (k, c), key in zip(counts.items(), keys)]
+            keys = (pair_key(*divmod(k, SHIFT)) for k in index)
+            self.heap = [(-counts[k], k if key == k else key, k) for k, key in zip(index, keys)]
         heapq.heapify(self.heap)
 
     def _first_position(self, k: int) -> int:
@@ -573,10 +584,11 @@ class _Trainer:
         if best is not None and -best[0] >= min_frequency and self.token_text <= TOKEN_TEXT_LIMIT:
             return None  # the usual case, decided before any message is formatted
         head = f"stopped after {step:,} of {num_merges:,} merges"
-        if best is None:
+        if not self.counts:
             return f"{head}: no pair is left (every word is a single token)"
-        if -best[0] < min_frequency:
-            return f"{head}: the most frequent pair occurs {-best[0]:,} time(s), below min_frequency={min_frequency:,}"
+        if best is None or -best[0] < min_frequency:  # the heap holds only pairs that reached the floor: ask all
+            top = max(self.counts.values())
+            return f"{head}: the most frequent pair occurs {top:,} time(s), below min_frequency={min_frequency:,}"
         if self.token_text > TOKEN_TEXT_LIMIT:
             return (
                 f"{head}: the learned tokens hold {self.token_text:,} characters in all, over the limit of "
@@ -673,7 +685,7 @@ class _Trainer:
 
     def _apply(self, delta: dict[int, int]) -> None:
         """Apply count changes; drop pairs that reach zero, push the ones that appear; drop the zero changes."""
-        counts, index = self.counts, self.index
+        counts, index, floor = self.counts, self.index, self.floor
         cget = counts.get
         fresh = []
         unchanged = []  # pairs made and unmade in the same merge
@@ -686,7 +698,10 @@ class _Trainer:
             if c:
                 counts[k] = c
                 if not old:
-                    fresh.append(k)
+                    if c >= floor:
+                        fresh.append(k)
+                    else:
+                        index.pop(k, None)  # below the floor for good (see _start_heap)
             else:
                 del counts[k]
                 index.pop(k, None)

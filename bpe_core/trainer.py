@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import gc
 import heapq
+from collections import defaultdict
 from collections.abc import Callable
-from itertools import accumulate, chain, islice, repeat
+from itertools import accumulate, chain, filterfalse, islice, repeat
 from operator import add, mul
 
 from .corpus import Corpus, word_counts
@@ -42,7 +43,7 @@ from .memory import (
 from .options import check_training, marker_style
 from .recorder import MergeLog, Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
-from .symbols import MARKER_LAYOUTS, SHIFT, UNIT_KINDS, SymbolTable, spell_corpus
+from .symbols import MARKER_LAYOUTS, SHIFT, UNIT_KINDS, SymbolTable, spell_flat
 from .tiebreak import HfTokenizersRule, TieRule, tie_rule
 from .trace import TrainConfig
 
@@ -213,7 +214,7 @@ def _train(
     eow = marker_style(pretokenizer, end_of_word)
     if budget is not None:
         _check_layout(counts, unit, eow, budget)
-    table, words = spell_corpus(counts, unit, eow, specials)
+    table, sym, lengths = spell_flat(counts, unit, eow, specials)
     num_merges = _merges_for_budget(table, num_merges, vocab_size)
     config = TrainConfig(
         pretokenizer=pretokenizer,
@@ -228,8 +229,8 @@ def _train(
     texts = list(counts)
     freqs = list(counts.values())
     recorder = TraceRecorder(top_k, max_tied, trace_words) if trace else Recorder()
-    state = _Trainer(texts, words, freqs, table, tie_rule(tie_break), min_frequency, budget)
-    del words  # consumed: the trainer holds its own flat copy
+    state = _Trainer(texts, sym, lengths, freqs, table, tie_rule(tie_break), min_frequency, budget)
+    del sym  # the trainer's from now on
     stop_reason = state.run(num_merges, min_frequency, progress, recorder, budget)
     log = recorder.finish(state.sym)
     del state  # the layout, index and heap: freed before the tokenizer and result are built, to lower the peak
@@ -248,8 +249,9 @@ def _result(
 ) -> TrainResult:
     """The :class:`TrainResult` of a finished run: the tokenizer, the corpus lengths and the recorder's log."""
     tokenizer = Tokenizer._from_training(table, merge_ids, config)
-    num_chars = sum(len(w) * f for w, f in counts.items())
-    num_bytes = sum(len(w.encode("utf-8", "surrogatepass")) * f for w, f in counts.items())
+    num_chars = sum(map(mul, map(len, counts), counts.values()))  # in C: no Python loop per word
+    wider = filterfalse(str.isascii, counts)  # an ASCII word has a byte per character (found in C)
+    num_bytes = num_chars + sum((len(w.encode("utf-8", "surrogatepass")) - len(w)) * counts[w] for w in wider)
     return TrainResult(
         config=config,
         merges=[(table.strings[a], table.strings[b]) for a, b, _ in merge_ids],
@@ -261,12 +263,17 @@ def _result(
         num_chars=num_chars,
         num_bytes=num_bytes,
         text_chars=len(corpus) if isinstance(corpus, str) else num_chars,
-        text_bytes=len(corpus.encode("utf-8", "surrogatepass")) if isinstance(corpus, str) else num_bytes,
+        text_bytes=_utf8_length(corpus) if isinstance(corpus, str) else num_bytes,
         stop_reason=stop_reason,
         symbol_strings=tuple(table.strings),
         hf_ranks=tuple(table.hf_rank),
         log=log,
     )
+
+
+def _utf8_length(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (lone surrogates as 3 bytes each); no copy made for ASCII text."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _check_recording(
@@ -328,10 +335,10 @@ def _check_int(name: str, value: object, minimum: int) -> None:
         raise BudgetError(f"{name} must be at least {minimum}, got {value}")
 
 
-def _layout(words: list[list[int]]) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
-    """Lay out the words one after another: ``(sym, nxt, prv, positions, starts, ends)``, emptying ``words``.
+def _layout(sym: list[int], lengths: list[int]) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+    """Link the words spelled one after another in ``sym``: ``(nxt, prv, positions, starts, ends)``.
 
-    ``sym`` ends with the sentinel :data:`_END` at position ``len(words' symbols)``;
+    ``sym`` gets the sentinel :data:`_END` appended, at position ``sum(lengths)``;
     ``nxt``/``prv`` link each position to its neighbours in the word, and hold
     the sentinel's position at a word's edge. ``positions[p]`` is ``p``.
 
@@ -339,12 +346,8 @@ def _layout(words: list[list[int]]) -> tuple[list[int], list[int], list[int], li
     times per site, and a list does that about five times faster than an array
     (which makes an int object on every read). Their ints are shared:
     ``nxt[p]``, ``prv[p]`` and the pair index all refer to the one int object of
-    each position (28 bytes, plus 8 bytes per reference). The word lists are
-    freed once copied.
+    each position (28 bytes, plus 8 bytes per reference).
     """
-    lengths = list(map(len, words))
-    sym = list(chain.from_iterable(words))
-    words.clear()
     size = len(sym)
     sym.append(_END)
     ends = list(accumulate(lengths))
@@ -356,39 +359,43 @@ def _layout(words: list[list[int]]) -> tuple[list[int], list[int], list[int], li
     for start, end in zip(starts, ends):
         nxt[end - 1] = edge
         prv[start] = edge
-    return sym, nxt, prv, positions, starts, ends
+    return nxt, prv, positions, starts, ends
 
 
 def _pair_index(
-    sym: list[int], nxt: list[int], positions: list[int], budget: MemoryBudget | None = None
+    sym: list[int], ends: list[int], positions: list[int], budget: MemoryBudget | None = None
 ) -> dict[int, list[int]]:
     """Pair key -> the sorted positions where the pair starts, in one pass over the layout of :func:`_layout`.
 
     A word's last position pairs with the end sentinel, so its key is negative
-    and dropped afterwards: no per-word loop, no list of keys. The positions are
-    the int objects of ``positions``, shared with ``nxt``/``prv``, so the index
-    adds only its list slots. With a ``budget``, the distinct pairs are put on
-    it every :data:`INDEX_CHUNK` symbols (:data:`PAIR_BYTES` each).
+    and dropped afterwards: no per-word test in the loop. The positions are the
+    int objects of ``positions``, shared with ``nxt``/``prv``, so the index adds
+    only its list slots. With a ``budget``, the distinct pairs are put on it
+    every :data:`INDEX_CHUNK` symbols (:data:`PAIR_BYTES` each).
 
     Raises:
         MemoryBudgetError: the pairs found so far pass the budget.
     """
-    keys = map(add, map(mul, sym, repeat(SHIFT)), map(sym.__getitem__, nxt))
-    index: dict[int, list[int]] = {}
-    group = index.setdefault
-    size = len(nxt)
-    chunk = size if budget is None else INDEX_CHUNK
+    right = sym[1:]  # right[p] is sym[p + 1], or the sentinel where p ends its word
+    for end in ends:
+        right[end - 1] = _END
+    keys = map(add, map(mul, sym, repeat(SHIFT)), right)
+    index: defaultdict[int, list[int]] = defaultdict(list)  # index[key] creates a missing list without a call
     pairs = zip(positions, keys)
+    size = len(right)
+    chunk = INDEX_CHUNK if budget is not None else size
     for done in range(chunk, size + chunk, chunk or 1):
-        for p, key in islice(pairs, chunk):
-            group(key, []).append(p)
+        for p, key in islice(pairs, chunk) if budget is not None else pairs:  # the hot loop: one pass
+            index[key].append(p)
         if budget is not None:
             found = f"{len(index):,} distinct pairs in the first {min(done, size):,} of {size:,} symbols"
             budget.need(len(index) * PAIR_BYTES, f"the pair index ({found})")
+    del right
     if budget is not None:
         budget.hold(len(index) * PAIR_BYTES)
     for key in [key for key in index if key < 0]:
         del index[key]
+    index.default_factory = None  # from here on a missing pair is a KeyError, as in a plain dict
     return index
 
 
@@ -410,7 +417,8 @@ class _Trainer:
     def __init__(
         self,
         texts: list[str],
-        words: list[list[int]],
+        sym: list[int],
+        lengths: list[int],
         freqs: list[int],
         table: SymbolTable,
         rule: TieRule,
@@ -418,9 +426,8 @@ class _Trainer:
         budget: MemoryBudget | None = None,
     ):
         self.texts, self.freqs, self.table, self.rule = texts, freqs, table, rule
-        sym, nxt, prv, positions, starts, ends = _layout(words)
-        lengths = [e - s for s, e in zip(starts, ends)]
-        index = _pair_index(sym, nxt, positions, budget)
+        nxt, prv, positions, starts, ends = _layout(sym, lengths)
+        index = _pair_index(sym, ends, positions, budget)
         self.edge = positions[-1]  # what nxt/prv hold at a word's edge: the position of the end sentinel
         del positions
         self.word_of = list(chain.from_iterable(map(repeat, range(len(lengths)), lengths)))  # one int per word

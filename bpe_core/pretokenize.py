@@ -40,6 +40,7 @@ when its whitespace is spaces and line ends (``\\n``, ``\\r\\n``); the README's
 from __future__ import annotations
 
 import heapq
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -493,39 +494,51 @@ def split_special(text: str, special_tokens: Iterable[str]) -> list[tuple[str, b
 CHUNK_CHARS = 1 << 16
 """Characters per slice when pre-tokens are counted a slice at a time (:func:`count_pretokens`)."""
 
-_REGEX_CUT = regex.compile(r"[\p{L}\p{N}](?=\n)")
-r"""A letter or digit before a newline: no match of the GPT-2 or GPT-4 pattern spans it, and none ends at the
-letter for another reason than the text ending there (a cut after punctuation would split GPT-4's ``!\n``; a
-cut after whitespace would change what ``\s+(?!\S)`` sees at the slice's end)."""
+_REGEX_CUT = regex.compile(r"[\p{L}\p{N}](?=[\t\n\v\f\r ])")
+r"""A letter or digit before an ASCII whitespace character: no match of the GPT-2 or GPT-4 pattern spans it
+(their letter and digit runs end there, and what follows starts a match of its own whatever precedes it), and
+none ends at the letter for another reason than the text ending there (a cut after punctuation would split
+GPT-4's ``!\n``; a cut after whitespace would change what ``\s+(?!\S)`` sees at the slice's end). The same
+cut as :mod:`bpe_core.text_stream` uses for files."""
+
+_SPACE = re.compile(r"\s")
+r"""One whitespace character as ``str.split()`` sees it (``re``'s ``\s`` is exactly ``str.isspace``)."""
 
 
 def _slices(text: str, pretokenizer: str) -> Iterator[str]:
     """``text`` in slices of about :data:`CHUNK_CHARS`, cut only where no pre-token of ``pretokenizer`` spans.
 
     Whitespace modes cut just before a whitespace character; ``gpt2``/``gpt4``
-    just after a letter or digit followed by a newline (see :data:`_REGEX_CUT`).
+    just after a letter or digit followed by ASCII whitespace (see :data:`_REGEX_CUT`).
     Pre-tokenizing the slices one by one gives the pre-tokens of the whole text.
+    Finding a cut is a search in C, so a text without one (a 100 MB word) is
+    one slice, found in one scan.
     """
     n, start = len(text), 0
+    cut_at = _REGEX_CUT.search if pretokenizer in REGEX_PATTERNS else _SPACE.search
     while start < n:
         end = min(n, start + CHUNK_CHARS)
-        if pretokenizer in REGEX_PATTERNS:
-            cut = _REGEX_CUT.search(text, end) if end < n else None
-            end = cut.end() if cut else n
-        else:
-            while end < n and not text[end].isspace():  # one pass over a long word at most, then it is behind us
-                end += 1
+        cut = cut_at(text, end) if end < n else None
+        end = n if cut is None else (cut.end() if pretokenizer in REGEX_PATTERNS else cut.start())
         yield text[start:end]
         start = end
 
 
-def count_pretokens(text: str, pretokenizer: str, counts: Counter[str]) -> None:
+def count_pretokens(text: str, pretokenizer: str, counts: Counter[str], each: Callable[[], None] | None = None) -> None:
     """Add the pre-tokens of ``text`` to ``counts``: ``counts.update(pretokenize(text, pretokenizer))``, leaner.
 
-    The whitespace and regex modes work a slice at a time (:func:`_slices`), so
-    the list of every pre-token of a large text never exists (it would take
-    several times the text's size); counts and their order of first appearance
-    are the same.
+    Every mode but ``none`` works a slice at a time (:func:`_slices`), so the
+    list of every pre-token of a large text never exists (it would take several
+    times the text's size); counts and their order of first appearance are the
+    same. ``trailing_space`` holds back each slice's last word until the next
+    slice shows whether another word follows it (then it keeps its space).
+
+    Args:
+        text: the raw text (special tokens already cut out).
+        pretokenizer: a name from :data:`PRETOKENIZERS`.
+        counts: the counter to add to.
+        each: called after each slice is counted (a memory check, say); what it
+            raises ends the counting.
 
     Raises:
         OptionError: unknown ``pretokenizer``.
@@ -535,8 +548,23 @@ def count_pretokens(text: str, pretokenizer: str, counts: Counter[str]) -> None:
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
     check_pretokenizer(pretokenizer)
-    if pretokenizer in ("whitespace_eow", "whitespace", *REGEX_PATTERNS):
-        for piece in _slices(text, pretokenizer):
-            counts.update(pretokenize(piece, pretokenizer))
-    else:
+    if pretokenizer == "none":
         counts.update(pretokenize(text, pretokenizer))
+        if each is not None:
+            each()
+        return
+    held = None  # trailing_space: the last word so far, counted once the next one shows up
+    mode = "whitespace" if pretokenizer == "trailing_space" else pretokenizer
+    for piece in _slices(text, mode):
+        words = pretokenize(piece, mode)
+        if pretokenizer == "trailing_space" and words:
+            if held is not None:
+                counts[held + " "] += 1
+            held = words.pop()
+            counts.update([w + " " for w in words])
+        else:
+            counts.update(words)
+        if each is not None:
+            each()
+    if held is not None:
+        counts[held] += 1

@@ -17,7 +17,7 @@ what cannot be recomputed cheaply afterwards:
   two arrays any word's segmentation after any number of merges follows in one
   pass over the word (see :class:`Layout`).
 
-The packed arrays use unsigned type codes (``"Q"``, ``"I"``) wherever a value
+The packed arrays use unsigned type codes (:data:`U64`, ``"I"``) wherever a value
 cannot be negative: CPython fills those from a list about three times faster
 than signed ones, which parse each item through a format string.
 
@@ -32,6 +32,10 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain
+
+U64 = "L" if array("L").itemsize == 8 else "Q"
+"""The unsigned 64-bit type code: ``"L"`` where ``unsigned long`` has 64 bits (CPython converts those
+items without the byte-array path ``"Q"`` takes, half the cost), else ``"Q"``."""
 
 GONE = 1 << 31
 """``gone_marker(k) = GONE + k``: the value a slot takes when merge ``k`` removes it.
@@ -143,7 +147,7 @@ class Counts:
     @classmethod
     def pack(cls, counts: Mapping[int, int]) -> Counts:
         """Pack a ``{pair key: count}`` dict (lists first: an array fills from a list in one C loop)."""
-        return cls(array("Q", list(counts)), array("Q", list(counts.values())))
+        return cls(array(U64, list(counts)), array(U64, list(counts.values())))
 
     def unpack(self) -> dict[int, int]:
         """The ``{pair key: count}`` dict."""
@@ -271,8 +275,8 @@ class TraceRecorder(Recorder):
     def __init__(self, top_k: int, max_tied: int, trace_words: int) -> None:
         super().__init__()
         self.options = (top_k, max_tied, trace_words)
-        self.delta_keys, self.delta_changes, self.delta_ends = array("Q"), array("q"), array("Q")
-        self.words, self.word_ends = array("I"), array("Q")
+        self.delta_keys, self.delta_changes, self.delta_ends = array(U64), array("q"), array(U64)
+        self.words, self.word_ends = array("I"), array(U64)
         self.checkpoints: list[tuple[int, Counts]] = []
         self.pending: list[tuple] = []  # the merges waiting to be packed, as record() was given them
         self.batch = 1  # how many merges to pack at a time (see _flush)
@@ -285,7 +289,7 @@ class TraceRecorder(Recorder):
         sentinel = sym.pop()  # packed without the trainer's end sentinel, and with no copy of the list
         self.initial = array("I", sym)
         sym.append(sentinel)
-        self.starts = array("Q", starts)
+        self.starts = array(U64, starts)
         self.starts.append(len(self.initial))
 
     def record(self, a, b, new, count, replaced, changes, rewritten) -> None:  # noqa: D102
@@ -311,10 +315,10 @@ class TraceRecorder(Recorder):
         self.counts += array("q", counts)
         self.replaced += array("q", replaced)
         keys = list(chain.from_iterable(changes))
-        self.delta_ends += array("Q", list(accumulate(map(len, changes), initial=len(self.delta_keys)))[1:])
-        self.delta_keys += array("Q", keys)
+        self.delta_ends += array(U64, list(accumulate(map(len, changes), initial=len(self.delta_keys)))[1:])
+        self.delta_keys += array(U64, keys)
         self.delta_changes += array("q", list(chain.from_iterable(map(dict.values, changes))))
-        self.word_ends += array("Q", list(accumulate(map(len, rewritten), initial=len(self.words)))[1:])
+        self.word_ends += array(U64, list(accumulate(map(len, rewritten), initial=len(self.words)))[1:])
         self.words += array("I", list(chain.from_iterable(rewritten)))
         self.batch = max(1, min(BATCH, BATCH_CHANGES * len(pending) // max(1, len(keys))))
         pending.clear()

@@ -32,6 +32,7 @@ a marked twin per byte that ends a word. The marker decodes to a single space.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from itertools import accumulate
 
 from .byte_level import bytes_to_unicode
 from .errors import BPEError, MergeTableError, OptionError, quote
@@ -542,6 +543,14 @@ class MarkerLayout:
     def mark_all(self, table: SymbolTable, words: list[list[int]]) -> None:
         """Put the marker on each word's base symbols, in place."""
 
+    def mark_flat(self, table: SymbolTable, flat: list[int], lengths: list[int]) -> tuple[list[int], list[int]]:
+        """Put the marker on each word of words laid out one after another (``lengths`` each).
+
+        Returns:
+            ``(symbols, lengths)``, marked (the same lists, or new ones).
+        """
+        return flat, lengths
+
     def base_char(self, part: str) -> str | None:
         """The single character a base-symbol string stands for (its twin's marker removed), or ``None``."""
         return part if len(part) == 1 else None
@@ -570,6 +579,14 @@ class SeparateLayout(MarkerLayout):
         marker = table.marker_id
         for w in words:
             w.append(marker)  # type: ignore[arg-type]
+
+    def mark_flat(self, table: SymbolTable, flat: list[int], lengths: list[int]) -> tuple[list[int], list[int]]:
+        out: list[int] = []
+        extend, append, marker = out.extend, out.append, table.marker_id
+        for end, n in zip(accumulate(lengths), lengths):
+            extend(flat[end - n : end])
+            append(marker)  # type: ignore[arg-type]
+        return out, [n + 1 for n in lengths]
 
 
 class AttachedLayout(MarkerLayout):
@@ -601,6 +618,13 @@ class AttachedLayout(MarkerLayout):
         for w in words:
             if w:
                 w[-1] = final[w[-1]]
+
+    def mark_flat(self, table: SymbolTable, flat: list[int], lengths: list[int]) -> tuple[list[int], list[int]]:
+        final = table.final_ids
+        for end, n in zip(accumulate(lengths), lengths):
+            if n:
+                flat[end - 1] = final[flat[end - 1]]
+        return flat, lengths
 
     def base_char(self, part: str) -> str | None:
         core = part[: -len(MARKER)] if part.endswith(MARKER) else part
@@ -667,20 +691,38 @@ def spell_corpus(
     Raises:
         BPEError: byte unit and a word holds a lone surrogate.
     """
+    table, flat, lengths = spell_flat(counts, unit, eow, specials)
+    ends = list(accumulate(lengths))
+    return table, [flat[e - n : e] for e, n in zip(ends, lengths)]
+
+
+def spell_flat(
+    counts: Mapping[str, int], unit: str, eow: str | None, specials: tuple[str, ...]
+) -> tuple[SymbolTable, list[int], list[int]]:
+    """:func:`spell_corpus` with the words' symbols one after another in one list, and each word's length.
+
+    The words are joined and spelled in one pass in C (a bound lookup under
+    ``map``), and the marker layout marks the word ends afterwards
+    (:meth:`MarkerLayout.mark_flat`): no list per word is ever made.
+
+    Returns:
+        ``(table, symbols, lengths)``: word ``w`` is ``symbols[sum(lengths[:w]) :][: lengths[w]]``.
+
+    Raises:
+        BPEError: byte unit and a word holds a lone surrogate.
+    """
     kind, layout = UNIT_KINDS[unit], MARKER_LAYOUTS[eow]
     try:
-        raw = [kind.units_of(w) for w in counts]
+        raw = [kind.units_of(w) for w in counts] if kind.byte_level else list(counts)
     except UnicodeEncodeError as exc:
         raise BPEError(
             f"the corpus holds a lone surrogate ({exc.object[exc.start]!r}), which has no UTF-8 bytes; "
             "byte-level BPE needs valid Unicode text"
         ) from None
-    chars = () if kind.byte_level else set("".join(counts))
+    joined = (b"" if kind.byte_level else "").join(raw)  # type: ignore[attr-defined]
+    chars = () if kind.byte_level else set(joined)
     finals = kind.corpus_finals(counts) if layout.twins else set()
     table = SymbolTable(unit, eow, specials, chars=chars, final_units=finals)
-    # map() with a bound lookup spells each word in C (a list comprehension per
-    # word costs several times more on corpora of 100,000 distinct words).
-    spell = kind.lookup(table)
-    words = [list(map(spell, r)) for r in raw]
-    layout.mark_all(table, words)
-    return table, words
+    flat = list(map(kind.lookup(table), joined))
+    del joined
+    return (table, *layout.mark_flat(table, flat, list(map(len, raw))))

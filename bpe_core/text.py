@@ -41,7 +41,7 @@ def check_text(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    if _SURROGATE.search(text) is None:
+    if text.isascii() or _SURROGATE.search(text) is None:  # isascii reads a flag: no scan for ASCII text
         return text
     for m in _PAIR_OR_LONE.finditer(text):
         if m.group(1) is not None:

@@ -6,35 +6,45 @@ for the decoded text (the same pre-tokens, counts and first-appearance order), s
 the same merges as ``train(data.decode("utf-8"), pretokenizer=p, ...)``, without
 holding the decoded text or its list of pre-tokens at once.
 
-Where a chunk may be cut: between a letter (``\\p{L}``) and an ASCII whitespace
-character. No pre-token of any pre-tokenizer here holds a letter followed by
-whitespace (GPT-2's and cl100k's patterns put a space at the *start* of a word;
-the whitespace modes split there), and no construct of those patterns tells the
-end of the text from a whitespace character there (``(?!\\S)`` holds for both;
-``\\s++$`` needs whitespace before the end), so the pre-tokens on each side are
-the ones the whole text gives. A special token that holds whitespace could span
-such a cut, so with one the text is counted whole (decoded in chunks all the
-same). ``trailing_space`` gives a word its space when the next word of the same
-piece turns up, and ``none`` (the whole text is one pre-token) has no cut.
+Where a chunk may be cut: the whitespace modes cut just before any whitespace
+character (``str.split`` splits there whatever surrounds it); the regex modes
+between a letter or digit (``[\\p{L}\\p{N}]``) and an ASCII whitespace
+character. No pre-token of GPT-2's or cl100k's pattern holds a letter or digit
+followed by whitespace (they put a space at the *start* of a word), and no
+construct of those patterns tells the end of the text from a whitespace
+character there (``(?!\\S)`` holds for both; ``\\s++$`` needs whitespace before
+the end), so the pre-tokens on each side are the ones the whole text gives. A
+special token that holds whitespace could span such a cut, so with one the text
+is counted whole (decoded in chunks all the same). ``trailing_space`` gives a
+word its space when the next word of the same piece turns up, and ``none`` (the
+whole text is one pre-token) has no cut.
 """
 
 from __future__ import annotations
 
 import codecs
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import BinaryIO
 
 import regex
 
+from .corpus import CountsOnBudget
 from .errors import BPEError, EmptyCorpusError
-from .pretokenize import check_pretokenizer, pretokenize, split_special
+from .memory import POSITION_BYTES, MemoryBudget
+from .pretokenize import REGEX_PATTERNS, check_pretokenizer, pretokenize, split_special
 
 CHUNK_BYTES = 1 << 20
 """Bytes decoded per step (1 MiB)."""
 
-_CUT = regex.compile(r"(?r)\p{L}(?=[\t\n\v\f\r ])")
-"""The last place in a chunk where the text may be cut: just after a letter that whitespace follows."""
+_REGEX_CUT = regex.compile(r"(?r)[\p{L}\p{N}](?=[\t\n\v\f\r ])")
+"""Regex modes: the last place in a chunk where the text may be cut, just after a letter or digit that ASCII
+whitespace follows."""
+
+_SPACE_CUT = regex.compile(r"(?r)[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+"""Whitespace modes: the last whitespace character of a chunk (exactly ``str.isspace``; a test checks every
+code point), before which the text may be cut."""
 
 StreamProgress = Callable[[int, int], None]
 """``progress(bytes_done, bytes_total)``, called after each chunk."""
@@ -114,6 +124,7 @@ def count_utf8(
     total: int | None = None,
     progress: StreamProgress | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    budget: MemoryBudget | None = None,
 ) -> dict[str, int]:
     """Decode UTF-8 bytes and count their pre-tokens in one pass, one chunk at a time.
 
@@ -126,6 +137,10 @@ def count_utf8(
         total: the number of bytes, for ``progress`` (default: ``len(data)`` for bytes).
         progress: called as ``progress(bytes_done, total)`` after each chunk.
         chunk_bytes: bytes decoded per step.
+        budget: a memory budget, checked after each chunk: the text held since
+            the last cut (a single pre-token that long must fit the training
+            layout, :data:`~bpe_core.memory.POSITION_BYTES` a character) and the
+            distinct pre-tokens, which stay on it.
 
     Returns:
         ``{pre-token: count}`` in order of first appearance: equal, item for item and
@@ -135,15 +150,16 @@ def count_utf8(
         TextDecodeError: the bytes are not UTF-8 (the message gives the byte offset and line).
         EmptyCorpusError: no pre-token remains.
         OptionError: an unknown pre-tokenizer.
+        MemoryBudgetError: the held text or the counts would pass ``budget``.
     """
     check_pretokenizer(pretokenizer)
     specials = tuple(dict.fromkeys(special_tokens))
     if total is None and isinstance(data, (bytes, bytearray, memoryview)):
         total = len(data)
-    can_cut = pretokenizer != "none" and not any(regex.search(r"\s", s) for s in specials)
     decoder = codecs.getincrementaldecoder("utf-8")()
     counter = _Counter(pretokenizer, specials)
-    held: list[str] = []  # decoded text since the last cut
+    held = _Held(pretokenizer, specials, budget)
+    tally = None if budget is None else CountsOnBudget(counter.counts, budget)
     done = lines = 0
     for block in _chunks(data, chunk_bytes):
         if not done and block.startswith(codecs.BOM_UTF8):
@@ -155,23 +171,78 @@ def count_utf8(
             raise _decode_error(exc, pending + block, done - len(pending), lines, source) from None
         done += len(block)
         lines += block.count(b"\n")
-        cut = _CUT.search(text) if can_cut else None
-        if cut is None:
-            held.append(text)
-        else:
-            held.append(text[: cut.end()])
-            counter.feed("".join(held))
-            held = [text[cut.end() :]]
+        if held.add(text):
+            counter.feed(held.take())
+            if tally is not None:
+                tally.check()
         if progress is not None:
             progress(done, total if total is not None else done)
     pending = decoder.getstate()[0]
     if pending:
         exc = UnicodeDecodeError("utf-8", pending, 0, len(pending), "unexpected end of data")
         raise _decode_error(exc, pending, done - len(pending), lines, source)
-    counter.feed("".join(held))
+    counter.feed(held.take(final=True))
     counts = counter.close()
     if not counts:
         raise EmptyCorpusError(
             f"{source} has no words to learn from: it is empty, or holds only whitespace or special tokens"
         )
     return counts
+
+
+class _Held:
+    """The decoded text since the last cut: where the next cut goes, and a budget check as it grows.
+
+    Args:
+        pretokenizer: decides the cut (see the module docstring).
+        specials: with one that holds whitespace there is no cut.
+        budget: checked after each addition, or ``None``.
+    """
+
+    def __init__(self, pretokenizer: str, specials: tuple[str, ...], budget: MemoryBudget | None) -> None:
+        can_cut = pretokenizer != "none" and not any(regex.search(r"\s", s) for s in specials)
+        self.cut = None if not can_cut else (_REGEX_CUT if pretokenizer in REGEX_PATTERNS else _SPACE_CUT)
+        self.one_word = (can_cut and self.cut is _SPACE_CUT) or (pretokenizer == "none" and not specials)
+        self.budget = budget
+        self.parts: list[str] = []
+        self.ready = ""  # text up to the last cut, for take()
+        self.lead = 0  # whitespace characters before the held word (whitespace modes: the one the cut left)
+
+    def add(self, text: str) -> bool:
+        """Append a decoded chunk; True when a cut makes text ready for :meth:`take`.
+
+        Raises:
+            MemoryBudgetError: the held text does not fit the budget.
+        """
+        cut = self.cut.search(text) if self.cut is not None else None
+        if cut is None:
+            self.parts.append(text)
+            if self.budget is not None:
+                self._check()
+            return False
+        at = cut.end() if self.cut is _REGEX_CUT else cut.start()
+        self.parts.append(text[:at])
+        self.ready = "".join(self.parts)
+        self.parts = [text[at:]]
+        self.lead = 1 if self.cut is _SPACE_CUT else 0
+        return True
+
+    def take(self, final: bool = False) -> str:
+        """The text up to the last cut (all of it when ``final``), which leaves the holder."""
+        if final:
+            self.ready, self.parts = "".join(self.parts), []
+        text, self.ready = self.ready, ""
+        return text
+
+    def _check(self) -> None:
+        """One word held (no whitespace since the cut) must fit the training layout; other text, twice its size."""
+        assert self.budget is not None
+        chars = sum(map(len, self.parts)) - self.lead
+        if self.one_word:
+            self.budget.need(
+                chars * POSITION_BYTES,
+                f"training on a single pre-token of at least {chars:,} characters (no whitespace ends it)",
+            )
+        else:
+            nbytes = 2 * sum(map(sys.getsizeof, self.parts))
+            self.budget.need(nbytes, f"holding {chars:,} characters of text with no place to cut it for counting")

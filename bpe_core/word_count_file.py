@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
 
+from .corpus import CountsOnBudget
 from .errors import BPEError, quote
+from .memory import POSITION_BYTES, MemoryBudget, megabytes
 
 MAX_COUNT = 2**63 - 1
 """The largest count accepted (a signed 64-bit integer, what DuckDB's ``count(*)`` returns)."""
@@ -143,31 +146,125 @@ def parse_word_counts(data: bytes | str, source: str = "word counts") -> dict[st
         TypeError: ``data`` is neither bytes nor str.
     """
     text = _decode(data, source)
+    return _collect(text.split("\n"), source, lambda: text.split("\n"))
+
+
+def read_word_counts(
+    file: BinaryIO, source: str = "word counts", *, budget: MemoryBudget | None = None, chunk_bytes: int = 1 << 20
+) -> dict[str, int]:
+    """Read a word-count file from a binary file object, a chunk at a time (what :func:`parse_word_counts` reads).
+
+    Args:
+        file: an open binary file (standard input too); a seekable one is read
+            again from the start only to name the first line of a repeated word.
+        source: the file's name, for messages.
+        budget: a memory budget: a line may hold at most as many characters as a
+            word that fits the training layout (:data:`~bpe_core.memory.POSITION_BYTES`
+            each), and the words read are put on it after each chunk.
+        chunk_bytes: bytes read per step.
+
+    Returns:
+        ``{word: count}`` in file order, as :func:`parse_word_counts`.
+
+    Raises:
+        WordCountError: as :func:`parse_word_counts`, or a line longer than the budget allows.
+        MemoryBudgetError: the words read pass the budget.
+        OSError: the file cannot be read.
+    """
     counts: dict[str, int] = {}
+    tally = None if budget is None else CountsOnBudget(counts, budget)
+
+    def again() -> Iterable[str]:
+        if not file.seekable():
+            return []
+        file.seek(0)
+        return _stream_lines(file, source, None, chunk_bytes, None)
+
+    return _collect(_stream_lines(file, source, budget, chunk_bytes, tally), source, again, counts)
+
+
+def _stream_lines(
+    file: BinaryIO, source: str, budget: MemoryBudget | None, chunk_bytes: int, tally: CountsOnBudget | None
+) -> Iterator[str]:
+    """The file's lines (without ``\\n``), decoded a chunk at a time; the tally is checked after each chunk.
+
+    Offsets in messages count from after a byte-order mark, as :func:`parse_word_counts` gives them.
+
+    Raises:
+        WordCountError: invalid UTF-8 (naming the line and offset), or a line longer than a word the
+            budget could train on.
+    """
+    limit = None if budget is None else max(1, budget.budget // POSITION_BYTES)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    partial, done, lines, first = "", 0, 0, True
+    while True:
+        raw = file.read(chunk_bytes)
+        block = raw[3:] if first and raw.startswith(codecs.BOM_UTF8) else raw
+        pending = decoder.getstate()[0]  # the bytes of a character the previous block cut
+        try:
+            text = partial + decoder.decode(block, final=not raw)
+        except UnicodeDecodeError as exc:
+            raw, at = pending + block, max(exc.start, 0)
+            line = lines + 1 + raw.count(b"\n", 0, at)
+            raise _not_utf8(source, line, raw[at : at + 1], done - len(pending) + at) from None
+        done += len(block)
+        if first and text:
+            text, first = text.removeprefix("\ufeff"), False  # a mark cut by a chunk smaller than itself
+        *complete, partial = text.split("\n")
+        lines += len(complete)
+        if limit is not None and len(partial) > limit:
+            assert budget is not None
+            raise WordCountError(
+                f"{source}: line {lines + 1} is longer than {limit:,} characters: training on a word that long "
+                f"would need more than the memory budget ({budget.name}) of {megabytes(budget.budget)} MB; "
+                "is it a word-count file?"
+            )
+        yield from complete
+        if tally is not None:
+            tally.check()
+        if not raw:
+            break
+    yield partial
+
+
+def _not_utf8(source: str, line: int, bad: bytes, offset: int) -> WordCountError:
+    shown = f"0x{bad[0]:02X}" if bad else "a cut-off character"
+    return WordCountError(f"{source}: line {line}: byte {shown} (offset {offset}) is not UTF-8; save the file as UTF-8")
+
+
+def _collect(
+    lines: Iterable[str], source: str, again: Callable[[], Iterable[str]], counts: dict[str, int] | None = None
+) -> dict[str, int]:
+    """``{word: count}`` from the file's lines; ``again()`` gives the lines anew, to name a repeated word's first line.
+
+    Raises:
+        WordCountError: as :func:`parse_word_counts`.
+    """
+    counts = {} if counts is None else counts
     size = len(counts)
-    for n, word, count in _rows(text, source):
+    for n, word, count in _rows(lines, source):
         counts[word] = count
         if len(counts) == size:
-            first = next(m for m, w, _ in _rows(text, source) if w == word)
+            first = next((f"line {m}" for m, w, _ in _rows(again(), source) if w == word), "an earlier line")
             raise WordCountError(
-                f"{source}: line {n}: the word {_shown(word, 40)} was already counted on line {first}; "
+                f"{source}: line {n}: the word {_shown(word, 40)} was already counted on {first}; "
                 "each word must appear once (add the counts up first)"
             )
         size += 1
     if not counts:
-        lines = [line for line in text.split("\n") if line.strip()]
-        header = f" besides the header line {_shown(lines[0].strip())}" if lines else ""
+        first_line = next((line.strip() for line in again() if line.strip()), "")
+        header = f" besides the header line {_shown(first_line)}" if first_line else ""
         raise WordCountError(
             f"{source}: no rows{header}; expected one 'word<TAB>count', 'word count' or 'count word' (uniq -c) per line"
         )
     return counts
 
 
-def _rows(text: str, source: str) -> Iterator[tuple[int, str, int]]:
+def _rows(lines: Iterable[str], source: str) -> Iterator[tuple[int, str, int]]:
     """``(line number, word, count)`` for each row, the header and blank lines left out."""
     reader = _Reader(source)
     first = True
-    for n, line in enumerate(text.split("\n"), start=1):
+    for n, line in enumerate(lines, start=1):
         line = line.removesuffix("\r")
         if not line.strip():
             continue

@@ -169,3 +169,125 @@ def test_tied_lists_of_a_run_without_trace_name_the_winner_alone():
 
     result = train(LOW, num_merges=5, trace=False)
     assert result.tied_lists() == [[pair] for pair in result.merges]
+
+
+# ------------------------------------------------------------------ issue 18: a budget, bounded reading, no traceback
+
+
+def _cli(args: list[str], *, memory_mb: int = 2048, cpu_seconds: int = 120, **kwargs) -> subprocess.CompletedProcess:
+    """``python -m bpe_core ARGS`` in a child under an address-space and CPU-time limit."""
+    limit = (
+        "import resource, runpy, sys; "
+        f"resource.setrlimit(resource.RLIMIT_AS, ({memory_mb} << 20, {memory_mb} << 20)); "
+        f"resource.setrlimit(resource.RLIMIT_CPU, ({cpu_seconds}, {cpu_seconds})); "
+        "sys.argv = ['bpe_core', *sys.argv[1:]]; runpy.run_module('bpe_core', run_name='__main__')"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", limit, *args], capture_output=True, cwd=REPO, timeout=cpu_seconds * 3, **kwargs
+    )
+
+
+def _one_line_error(run: subprocess.CompletedProcess) -> str:
+    err = run.stderr.decode()
+    assert run.returncode == 2, err[-2000:]
+    assert len(err.splitlines()) == 1 and err.startswith("python -m bpe_core: error: "), err[-2000:]
+    assert "Traceback" not in err
+    return err
+
+
+def test_the_default_budget_is_in_the_help():
+    from bpe_core.__main__ import DEFAULT_MAX_MEMORY, _build_parser
+
+    text = _build_parser()._subparsers._group_actions[0].choices["train"].format_help()  # type: ignore[union-attr]
+    assert "--max-memory MB" in text and f"(default: {DEFAULT_MAX_MEMORY})" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "/dev/zero", "--merges", "10"], "training on a single pre-token of at least"),
+        (["train", "/dev/zero", "--merges", "10", "--pretokenizer", "none"], "training on a single pre-token"),
+        (["train", "--word-counts", "/dev/zero", "--merges", "10"], "/dev/zero: line 1 is longer than"),
+    ],
+)
+def test_dev_zero_is_refused_in_one_line(args, message):
+    run = _cli(args)
+    err = _one_line_error(run)
+    assert message in err
+    assert "the memory budget (--max-memory) is 1,024 MB" in err or "budget (--max-memory) of 1,024 MB" in err
+
+
+def test_a_100_mb_one_line_file(tmp_path):
+    """One 100 MB line: a single word is refused after a few MB are read; words on one line train as usual."""
+    word = tmp_path / "word.txt"
+    with open(word, "wb") as fh:
+        for _ in range(100):
+            fh.write(b"ab" * (1 << 19))
+    err = _one_line_error(_cli(["train", str(word), "--merges", "10", "--max-memory", "600"]))
+    assert "needs about" in err and "(--max-memory) is 600 MB" in err
+    words = tmp_path / "words.txt"
+    with open(words, "wb") as fh:
+        for _ in range(100):
+            fh.write(b"low lower newest widest " * 43691)
+    run = _cli(["train", str(words), "--merges", "5", "--max-memory", "600"], cpu_seconds=300)
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    assert run.stdout.decode().startswith("# 5 merges")
+
+
+def test_running_out_of_memory_is_one_line(tmp_path):
+    """A budget larger than the process's real limit: the MemoryError is reported, not raised."""
+    text = tmp_path / "big.txt"
+    text.write_bytes(b"".join(b"w%d " % i for i in range(3_000_000)))
+    err = _one_line_error(_cli(["train", str(text), "--merges", "10", "--max-memory", "100000"], memory_mb=400))
+    assert "out of memory" in err and "--max-memory" in err
+
+
+def test_a_word_count_file_over_the_budget_is_refused(tmp_path):
+    counts = tmp_path / "counts.tsv"
+    counts.write_bytes(b"".join(b"w%d\t2\n" % i for i in range(400_000)))
+    err = _one_line_error(_cli(["train", "--word-counts", str(counts), "--merges", "10", "--max-memory", "20"]))
+    assert "needs about" in err and "(--max-memory) is 20 MB" in err
+
+
+def test_an_interrupt_is_one_line():
+    """Ctrl-C while the command waits for standard input."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_core", "train", "-", "--merges", "3"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # a condition, not a fixed sleep: blocked in read(0, ...)
+            with open(f"/proc/{proc.pid}/syscall") as fh:
+                if fh.read().startswith("0 0x0 "):
+                    break
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 2 and err.decode() == "python -m bpe_core: error: interrupted\n"
+
+
+def test_a_closed_output_pipe_is_one_line(tmp_path):
+    text = tmp_path / "corpus.txt"
+    text.write_text((REPO / "sample_corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_core", "train", str(text), "--merges", "3000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    proc.stdout.readline()  # type: ignore[union-attr]
+    proc.stdout.close()  # type: ignore[union-attr]
+    err = proc.stderr.read().decode()  # type: ignore[union-attr]
+    proc.wait(timeout=300)
+    assert (
+        proc.returncode == 2 and err == "python -m bpe_core: error: the output was closed before it was all written\n"
+    )

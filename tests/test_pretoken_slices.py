@@ -15,7 +15,7 @@ from bpe_core.corpus import word_counts
 
 pt = importlib.import_module("bpe_core.pretokenize")  # the package's `pretokenize` name is the function
 
-SLICED = ("whitespace_eow", "whitespace", "gpt2", "gpt4")
+SLICED = ("whitespace_eow", "whitespace", "trailing_space", "gpt2", "gpt4")
 
 
 def _whole(text: str, pretokenizer: str) -> list[tuple[str, int]]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from ui.corpus import read_sample
 
-from .app_server import LONG_TASKS, AppDidNotStart, running_app, settle
+from .app_server import LONG_TASKS, WAIT_MS, AppDidNotStart, running_app, settle
 from .test_browser import ARTIFACTS, app_url, browser  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
@@ -59,7 +60,8 @@ def test_a_link_to_pasted_text_opens_the_same_frame_elsewhere(browser, app_url):
         with open(ARTIFACTS / "streamlit-link.log", "w") as log, running_app(log=log) as fresh:
             receiver = _page(browser, fresh + link[len(app_url) :])  # another browser profile, a fresh server
             assert _heading(receiver, "Merge 3 of ") == heading
-            assert receiver.get_by_label("Paste text").input_value() == TEXT
+            # the box is drawn empty and filled a moment later (the widget's session-kept state arrives second)
+            expect(receiver.get_by_label("Paste text")).to_have_value(TEXT, timeout=WAIT_MS)
             receiver.get_by_text(f"Applied with Train: pasted text, {len(TEXT):,} characters").wait_for()
             settle(receiver)
             receiver.screenshot(path=str(ARTIFACTS / "link-receiver.png"))

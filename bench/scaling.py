@@ -244,7 +244,7 @@ def _mb(b: float | None) -> str:
 def _sizes_text(run: Run) -> str:
     done = [r["size"] for r in run.rows]
     if not done:
-        return f"none of {_size(run.sizes[0])}–{_size(run.sizes[-1])}"
+        return f"none of {_size(run.sizes[0])}–{_size(run.sizes[-1])}" if run.sizes else "none"
     text = f"{_size(done[0])}–{_size(done[-1])} {run.unit} ({len(done)})"
     return text if len(done) == len(run.sizes) else text + f" of {len(run.sizes)}"
 
@@ -355,8 +355,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _write_json(path: Path, runs: list[Run]) -> None:
+    path.write_text(json.dumps([asdict(r) | {"verdict": r.verdict} for r in runs], indent=1), encoding="utf-8")
+
+
 def run_all(args: argparse.Namespace) -> list[Run]:
-    """Every selected run, one child process after the other, with a progress line each."""
+    """Every selected run, one child process after the other, with a progress line each.
+
+    With ``--json``, the file is rewritten after every run (a long run can be read while it goes on).
+    """
     plan = select(args.only, args.kinds)
     runs = []
     for i, (path, kind) in enumerate(plan, 1):
@@ -367,6 +374,8 @@ def run_all(args: argparse.Namespace) -> list[Run]:
             f"[{i}/{len(plan)}] {path.name} / {kind}: time {_exp(run.time_exp)}, memory {_exp(run.mem_exp)}, "
             f"{run.verdict} ({run.wall_s:.1f} s)"
         )
+        if args.json:
+            _write_json(args.json, runs)
     return runs
 
 
@@ -391,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     facts["cores"] = str(os.cpu_count())
     print("\n".join(markdown_table(runs) + [""] + summary(runs)))
     if args.json:
-        args.json.write_text(json.dumps([asdict(r) | {"verdict": r.verdict} for r in runs], indent=1), encoding="utf-8")
+        _write_json(args.json, runs)
     if args.write:
         write_section(args.results, SCALING, section(runs, facts, command))
         log(f"wrote the Scaling section of {args.results}")

@@ -114,6 +114,16 @@ def _fixed(size: int, call: Callable[[], object]) -> Case:
     return Case(size, lambda: call)
 
 
+def _on_text(fn: Callable[[str], object]) -> Callable[[str, int], Case]:
+    """``prepare`` for a call on the text alone: ``fn(text)``."""
+
+    def prepare(kind: str, n: int) -> Case:
+        text = make_text(kind, n)
+        return _fixed(n, lambda: fn(text))
+
+    return prepare
+
+
 # ---------------------------------------------------------------- training and its views
 
 
@@ -124,18 +134,12 @@ def _trainer(**settings: object) -> Callable[[str], object]:
 
 
 def _train_path(pretokenizer: str, unit: str, kinds: tuple[str, ...], base: int) -> ScalingPath:
-    run = _trainer(pretokenizer=pretokenizer, unit=unit)
-
-    def prepare(kind: str, n: int) -> Case:
-        text = make_text(kind, n)
-        return _fixed(n, lambda: run(text))
-
     return ScalingPath(
         f"train {pretokenizer}",
         f"train(text, num_merges={MERGES}, pretokenizer={pretokenizer!r}, unit={unit!r}, min_frequency=1)",
         kinds,
         base,
-        prepare,
+        _on_text(_trainer(pretokenizer=pretokenizer, unit=unit)),
     )
 
 
@@ -225,27 +229,83 @@ def tokenizer(table: str) -> object:
     return tok
 
 
-def _encode_path(table: str, method: str) -> ScalingPath:
+def _tokenizer_path(
+    name: str,
+    call: str,
+    table: str,
+    fn: Callable[[object, str], object],
+    base: int,
+    kinds: tuple[str, ...] = TEXT_KINDS,
+) -> ScalingPath:
+    """A path that times ``fn(tokenizer, text)`` with the tokenizer's per-pre-token cache emptied before each run."""
+
     def prepare(kind: str, n: int) -> Case:
         tok = tokenizer(table)
         text = make_text(kind, n)
-        call = getattr(tok, method)
 
         def arm() -> Callable[[], object]:
             tok.model.clear_cache()  # type: ignore[attr-defined]
-            return lambda: call(text)
+            return lambda: fn(tok, text)
 
         return Case(n, arm)
 
+    return ScalingPath(name, f"{table} {call}, per-pre-token cache emptied", kinds, base, prepare, budget_mb=2048)
+
+
+def _encode_path(table: str, method: str) -> ScalingPath:
     base = 4_000 if method == "encode_with_trace" else 16_000
-    return ScalingPath(
-        f"{method} {table}",
-        f"{table} tokenizer.{method}(text), per-pre-token cache emptied",
-        TEXT_KINDS,
-        base,
-        prepare,
-        budget_mb=2048,
+    return _tokenizer_path(
+        f"{method} {table}", f"tokenizer.{method}(text)", table, lambda tok, text: getattr(tok, method)(text), base
     )
+
+
+def _other_paths() -> list[ScalingPath]:
+    """Public paths the issue does not list: the other merge order, explanations, pre-tokenizing, audits."""
+    from bpe_core import audit_vocabulary, pretokenize
+    from bpe_core.compression import token_counts_by_merges
+
+    T = _tokenizer_path  # noqa: N806 - a short alias keeps the table readable
+    paths = [
+        T(
+            "encode sequential trained",
+            "tokenizer.encode(text, order='sequential')",
+            "trained",
+            lambda tok, text: tok.encode(text, order="sequential"),
+            16_000,
+        ),
+        T(
+            "encode_with_trace sequential trained",
+            "tokenizer.encode_with_trace(text, order='sequential')",
+            "trained",
+            lambda tok, text: tok.encode_with_trace(text, order="sequential"),
+            4_000,
+        ),
+        T(
+            "order_differences trained",
+            "tokenizer.order_differences(text)",
+            "trained",
+            lambda tok, text: tok.order_differences(text),
+            4_000,
+        ),
+        T(
+            "token_counts_by_merges trained",
+            "token_counts_by_merges(tokenizer, text) (1,000 merges)",
+            "trained",
+            token_counts_by_merges,
+            4_000,
+        ),
+        T(
+            "audit_vocabulary trained",
+            "audit_vocabulary(tokenizer, text) (1,000 merges)",
+            "trained",
+            audit_vocabulary,
+            16_000,
+        ),
+    ]
+    for pre in ("gpt2", "gpt4"):
+        split = _on_text(lambda text, pre=pre: pretokenize(text, pre))
+        paths.append(ScalingPath(f"pretokenize {pre}", f"pretokenize(text, {pre!r})", TEXT_KINDS, 64_000, split))
+    return paths
 
 
 def _decode_path(table: str) -> ScalingPath:
@@ -262,18 +322,16 @@ def _decode_path(table: str) -> ScalingPath:
 # ---------------------------------------------------------------- checking
 
 
-def _check_merges(kind: str, n: int) -> Case:
+def _check_merges(text: str) -> object:
     from bpe_core import check_merges
 
-    text = make_text(kind, n)
-    return _fixed(n, lambda: check_merges(text, [("a", "a")] * CLAIM_MERGES))
+    return check_merges(text, [("a", "a")] * CLAIM_MERGES)
 
 
-def _find_settings(kind: str, n: int) -> Case:
+def _find_settings(text: str) -> object:
     from bpe_core import find_settings
 
-    text = make_text(kind, n)
-    return _fixed(n, lambda: find_settings(text, [("a", "a")] * FIND_MERGES))
+    return find_settings(text, [("a", "a")] * FIND_MERGES)
 
 
 def _check_encoding(kind: str, n: int) -> Case:
@@ -497,8 +555,20 @@ def _registry() -> dict[str, ScalingPath]:
             )
         )
     paths += [
-        P("check_merges", f"check_merges(text, {CLAIM_MERGES} claimed merges)", WORD_KINDS, 16_000, _check_merges),
-        P("find_settings", f"find_settings(text, {FIND_MERGES} claimed merges)", WORD_KINDS, 4_000, _find_settings),
+        P(
+            "check_merges",
+            f"check_merges(text, {CLAIM_MERGES} claimed merges)",
+            WORD_KINDS,
+            16_000,
+            _on_text(_check_merges),
+        ),
+        P(
+            "find_settings",
+            f"find_settings(text, {FIND_MERGES} claimed merges)",
+            WORD_KINDS,
+            4_000,
+            _on_text(_find_settings),
+        ),
         P(
             "check_encoding",
             "check_encoding(char-level trained tokenizer, one word of n characters, [its characters])",
@@ -542,6 +612,7 @@ def _registry() -> dict[str, ScalingPath]:
         ),
         _cli_path(False),
         _cli_path(True),
+        *_other_paths(),
     ]
     paths += [
         P(

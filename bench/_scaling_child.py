@@ -90,8 +90,9 @@ def measure_size(path: ScalingPath, kind: str, n: int, repeats: int, stage: dict
     setup = time.thread_time() - start
     cpus, rss, peak, outcome = [], None, None, ""
     for r in range(repeats):
-        stage["stage"] = f"timed run {r + 1}"
+        stage["stage"] = f"setup of timed run {r + 1}"
         op = case.arm()
+        stage["stage"] = f"timed run {r + 1}"
         gc.collect()
         watch = r == 0 and _reset_peak_rss()
         before = read_status_kb("VmRSS") or 0
@@ -109,8 +110,9 @@ def measure_size(path: ScalingPath, kind: str, n: int, repeats: int, stage: dict
         outcome = describe(out)
         del out
     if not path.process:
-        stage["stage"] = "memory run (tracemalloc)"
+        stage["stage"] = "setup of the memory run"
         op = case.arm()
+        stage["stage"] = "memory run (tracemalloc)"
         gc.collect()
         tracemalloc.start()
         try:

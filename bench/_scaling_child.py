@@ -69,6 +69,9 @@ def _call(op) -> object:  # noqa: ANN001
 def describe(out: object) -> str:
     """A short account of what the call answered (the last column of the report)."""
     if isinstance(out, ProcessRun):
+        if out.status < 0:
+            name = signal.Signals(-out.status).name
+            return f"the CLI was killed by {name}" + (" (the CPU budget)" if name == "SIGXCPU" else "")
         return "exit 0" if out.status == 0 else f"exit {out.status}: {out.tail[:120]}"
     if isinstance(out, BaseException):
         return f"{type(out).__name__} ({len(str(out)):,}-character message)"

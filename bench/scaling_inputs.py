@@ -101,7 +101,7 @@ def gpt2_prefix(merges: int) -> tuple[bytes, bytes]:
     vocab, lines = _gpt2_files()
     merges = min(merges, len(lines))
     kept = {token: i for token, i in vocab.items() if i < 256 + merges}
-    merges_txt = "#version: 0.2\n" + "\n".join(lines[:merges]) + "\n"
+    merges_txt = "".join(line + "\n" for line in ["#version: 0.2", *lines[:merges]])
     return json.dumps(kept, ensure_ascii=False).encode(), merges_txt.encode()
 
 
@@ -113,7 +113,7 @@ def gpt2_base_vocab() -> bytes:
 def codes_prefix(merges: int) -> bytes:
     """A subword-nmt codes file (``#version: 0.2``) holding GPT-2's first ``merges`` merges lines."""
     _, lines = _gpt2_files()
-    return ("#version: 0.2\n" + "\n".join(lines[:merges]) + "\n").encode()
+    return "".join(line + "\n" for line in ["#version: 0.2", *lines[:merges]]).encode()
 
 
 @lru_cache(maxsize=1)

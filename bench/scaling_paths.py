@@ -21,7 +21,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
@@ -77,7 +78,7 @@ class ScalingPath:
         call: the call measured, for the report.
         kinds: the input kinds (:data:`bench.scaling_inputs.KINDS`) it runs on.
         base: the smallest size of a full run (characters, or bytes for ``unit="bytes"``);
-            ``bases`` overrides it per kind.
+            ``bases`` overrides it per kind. :data:`FIRST_SIZES` sets both for the listed paths.
         prepare: ``prepare(kind, n) -> Case``.
         unit: ``"chars"`` or ``"bytes"`` (of the file the call reads).
         process: the call runs a separate process (:class:`ProcessRun`): its time is that
@@ -644,7 +645,50 @@ def _registry() -> dict[str, ScalingPath]:
             hidden=True,
         ),
     ]
-    return {p.name: p for p in paths}
+    return {p.name: _sized(p) for p in paths}
+
+
+_K = 1000
+FIRST_SIZES: tuple[tuple[str, dict[str, int], float], ...] = (
+    ("train none", {"text": 16 * _K, "a": 16 * _K, "ab": 16 * _K, "distinct": 8 * _K}, 20),
+    ("train *", {"text": 32 * _K, "a": 16 * _K, "ab": 16 * _K, "distinct": 8 * _K, "words": 8 * _K}, 20),
+    ("step views *", {"text": 16 * _K, "a": 8 * _K, "ab": 8 * _K, "distinct": _K, "words": _K}, 40),
+    ("tied_lists *", {"text": 16 * _K, "a": 8 * _K, "ab": 8 * _K, "distinct": _K, "words": _K}, 40),
+    ("encode_with_trace *", {"text": 2 * _K, "a": 500, "ab": 500, "distinct": 500}, 20),
+    ("encode *", {"text": 16 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 8 * _K}, 20),
+    ("round_trip *", {"text": 16 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 8 * _K}, 20),
+    ("decode *", {"text": 64 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 16 * _K}, 20),
+    ("check_merges", {"text": 16 * _K, "a": 2 * _K, "ab": 2 * _K, "distinct": 8 * _K, "words": 8 * _K}, 20),
+    ("find_settings", {"text": 4 * _K, "a": _K, "ab": _K, "distinct": 250, "words": 250}, 40),
+    ("check_encoding", {"text": 125, "a": 125, "ab": 125, "distinct": _K}, 20),
+    ("merge_tree", {"text": 16 * _K, "*": _K}, 40),
+    ("load gpt2", {"text": 32 * _K, "*": 64 * _K}, 20),
+    ("load tokenizer.json", {"*": 64 * _K}, 20),
+    ("load tiktoken", {"text": 32 * _K, "*": 64 * _K}, 20),
+    ("load subword-nmt", {"text": 8 * _K, "*": 64 * _K}, 20),
+    ("load session", {"text": 32 * _K, "*": 16 * _K}, 20),
+    ("load word counts", {"text": 32 * _K, "words": 16 * _K, "*": 64 * _K}, 20),
+    ("cli*", {"text": 128 * _K, "*": 4 * _K}, 40),
+    ("order_differences *", {"text": 4 * _K, "a": 2 * _K, "ab": 2 * _K, "distinct": 4 * _K}, 20),
+    ("token_counts_by_merges *", {"text": 16 * _K, "*": 2 * _K}, 20),
+    ("audit_vocabulary *", {"text": 16 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 8 * _K}, 20),
+    ("pretokenize *", {"*": 64 * _K}, 20),
+)
+"""The first size of each path on each kind (``"*"``: the other kinds) and its CPU budget in seconds.
+
+The first matching name pattern (:mod:`fnmatch`) wins. Chosen on a 2-core Xeon so that a
+linear path takes about 0.1-0.5 s at its largest size (32 times the first), well inside
+its budget; where a path is superlinear today the first sizes are small enough that it
+still finishes three or more sizes before it spends the budget.
+"""
+
+
+def _sized(path: ScalingPath) -> ScalingPath:
+    """``path`` with its first sizes and budget from :data:`FIRST_SIZES` (unchanged if no pattern matches)."""
+    for pattern, first, budget in FIRST_SIZES:
+        if fnmatch(path.name, pattern):
+            return replace(path, base=first.get("*", path.base), bases=first, budget_s=budget)
+    return path
 
 
 PATHS: dict[str, ScalingPath] = _registry()

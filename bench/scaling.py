@@ -68,6 +68,8 @@ class Run:
     stopped: str | None = None
     error: str | None = None
     wall_s: float = 0.0
+    cpu_s: float = 0.0
+    """CPU seconds of the whole run: the child process and the CLI runs it waited for."""
 
     def _points(self, key: str) -> tuple[list[float], list[float]]:
         pts = [(r["size"], r[key]) for r in self.rows if r.get(key) is not None and r[key] > 0 and r["size"] > 0]
@@ -144,6 +146,11 @@ def _limits(budget_s: float, budget_mb: int):  # noqa: ANN202
     return apply
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def sizes_for(path: ScalingPath, kind: str, doublings: int, quick: bool) -> list[int]:
     """The sizes of one run: the path's base size for ``kind``, doubled ``doublings`` times."""
     base = path.base_for(kind, quick)
@@ -160,7 +167,7 @@ def run_child(
     run = Run(path.name, kind, path.unit, sizes, path.budget_s, path.budget_mb)
     spec = {"path": path.name, "kind": kind, "sizes": sizes, "repeats": repeats, "scratch": str(scratch)}
     spec |= {"budget_s": path.budget_s, "budget_mb": path.budget_mb}
-    started = time.perf_counter()
+    started, before = time.perf_counter(), _children_cpu()
     proc = subprocess.Popen(
         [sys.executable, "-m", "bench._scaling_child", json.dumps(spec)],
         cwd=REPO,
@@ -178,6 +185,7 @@ def run_child(
         out, err = proc.communicate()
         run.stopped = f"killed after {timeout:.0f} s of wall time"
     run.wall_s = time.perf_counter() - started
+    run.cpu_s = _children_cpu() - before
     _read_child(run, out, err, proc.returncode)
     return run
 
@@ -394,7 +402,7 @@ def run_all(args: argparse.Namespace) -> list[Run]:
         runs.append(run)
         log(
             f"[{i}/{len(plan)}] {path.name} / {kind}: time {_exp(run.time_exp)}, memory {_exp(run.mem_exp)}, "
-            f"{run.verdict} ({run.wall_s:.1f} s)"
+            f"{run.verdict} ({run.cpu_s:.1f} s CPU, {run.wall_s:.1f} s)"
         )
         if args.json:
             _write_json(args.json, runs)

@@ -48,8 +48,13 @@ from .sections import SCALING, write_section
 TARGET = 1.2
 """The largest exponent allowed, for time and for memory."""
 DEFAULT_RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-FLOORS = {"cpu": 0.002, "peak_bytes": 64 * 1024}
-"""Below these at the largest size (2 ms, 64 KB) an exponent is shown in brackets and not judged."""
+FLOORS = {
+    "call": {"cpu": 0.001, "peak_bytes": 16 << 10},
+    "process": {"cpu": 0.020, "peak_bytes": 4 << 20},
+}
+"""Sizes whose time or memory is below these are left out of the fit: 1 ms and 16 KB for a call,
+20 ms and 4 MB above the baseline run for a separate process (its figures are differences of two
+runs, and a process's resident size moves in pages and allocator arenas)."""
 WALL_FACTOR = 10.0
 """A child may take this many times its CPU budget in wall time (plus a minute) before it is killed."""
 
@@ -70,15 +75,34 @@ class Run:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     """CPU seconds of the whole run: the child process and the CLI runs it waited for."""
+    process: bool = False
+    """The path runs a separate process (its figures are CPU time and peak RSS above a baseline run)."""
 
-    def _points(self, key: str) -> tuple[list[float], list[float]]:
-        pts = [(r["size"], r[key]) for r in self.rows if r.get(key) is not None and r[key] > 0 and r["size"] > 0]
+    def _points(self, key: str, floor: float = 0.0) -> tuple[list[float], list[float]]:
+        """Sizes and values of ``key`` (``"cpu"`` or ``"peak_bytes"``) that are positive and at least ``floor``."""
+        pts = [(r["size"], r[key]) for r in self.rows if r.get(key) is not None and r[key] > 0 and r[key] >= floor]
         return [p[0] for p in pts], [p[1] for p in pts]
 
+    def floor(self, key: str) -> float:
+        """Below this a value is left out of the fit (:data:`FLOORS`)."""
+        return FLOORS["process" if self.process else "call"][key]
+
+    def judged(self, key: str) -> bool:
+        """Whether the exponent of ``key`` counts: three sizes or more at or above :meth:`floor`.
+
+        A call that takes microseconds or allocates a few kilobytes is not growing with
+        its input at that size; its slope there would measure the timer and the allocator.
+        """
+        return len(set(self._points(key, self.floor(key))[0])) >= 3
+
     def exponent(self, key: str) -> float | None:
-        """The least-squares slope of ``log value`` on ``log size`` (``None`` with fewer than 3 positive points)."""
-        xs, ys = self._points(key)
-        if len(xs) < 3 or len(set(xs)) < 2:
+        """The least-squares slope of ``log value`` on ``log size``.
+
+        Over the sizes at or above :meth:`floor` when there are three or more (:meth:`judged`),
+        else over every positive one (``None`` with fewer than three).
+        """
+        xs, ys = self._points(key, self.floor(key) if self.judged(key) else 0.0)
+        if len(set(xs)) < 3:
             return None
         return statistics.linear_regression([math.log(x) for x in xs], [math.log(y) for y in ys]).slope
 
@@ -88,15 +112,6 @@ class Run:
         if len(xs) < 2 or xs[-1] == xs[-2]:
             return None
         return math.log(ys[-1] / ys[-2]) / math.log(xs[-1] / xs[-2])
-
-    def judged(self, key: str) -> bool:
-        """Whether the exponent of ``key`` counts: three sizes or more, the largest at least :data:`FLOORS`.
-
-        A call that takes microseconds or allocates a few kilobytes at the largest size
-        is not growing with its input; its slope would measure noise.
-        """
-        xs, ys = self._points(key)
-        return len(xs) >= 3 and ys[-1] >= FLOORS[key]
 
     @property
     def time_exp(self) -> float | None:
@@ -164,7 +179,7 @@ def run_child(
 
     ``scratch`` is a folder for the child's input files (the caller removes it).
     """
-    run = Run(path.name, kind, path.unit, sizes, path.budget_s, path.budget_mb)
+    run = Run(path.name, kind, path.unit, sizes, path.budget_s, path.budget_mb, process=path.process)
     spec = {"path": path.name, "kind": kind, "sizes": sizes, "repeats": repeats, "scratch": str(scratch)}
     spec |= {"budget_s": path.budget_s, "budget_mb": path.budget_mb}
     started, before = time.perf_counter(), _children_cpu()
@@ -344,8 +359,11 @@ def section(runs: list[Run], facts: dict[str, str], command: str) -> str:
         "process: its CPU time and peak RSS, less those of a run on 256 characters of the same kind. "
         "Sizes are characters of text, or bytes of the file a loader reads. *exp.*: the least-squares "
         "slope of log(time) or log(memory) on log(size) over every size; *last doubling*: the same between the "
-        "two largest sizes alone; in brackets: not judged, as the largest size took under "
-        f"{FLOORS['cpu'] * 1000:g} ms or allocated under {FLOORS['peak_bytes'] >> 10} KB. "
+        "two largest sizes alone. Sizes where the call took under "
+        f"{FLOORS['call']['cpu'] * 1000:g} ms or allocated under {FLOORS['call']['peak_bytes'] >> 10} KB "
+        f"(the CLI: {FLOORS['process']['cpu'] * 1000:g} ms, {FLOORS['process']['peak_bytes'] >> 20} MB above its "
+        "baseline) are left out of the fit; with fewer than three sizes above these floors the exponent is "
+        "fitted over every size, shown in brackets and not judged. "
         f"Training paths learn {MERGES} merges with `min_frequency=1`. Every run has a "
         "budget (`RLIMIT_CPU` for the whole run, `RLIMIT_AS` for its process); a run that spends it is a FAIL "
         f"with where it stopped. Target: exponent at most {TARGET:g} in time and in memory on every path. Input "

@@ -2,8 +2,10 @@
 
 Text kinds (each ``make_text(kind, n)`` is exactly ``n`` characters):
 
-* ``text`` -- ordinary text: lines sampled evenly from the shared corpora (Tiny Shakespeare,
-  WikiText-2, Taylor Swift's article, the multi-script UDHR), so every size has the same mix;
+* ``text`` -- ordinary text: the first ``n`` characters of the shared corpora's lines blended in
+  proportion (Tiny Shakespeare, WikiText-2, Taylor Swift's article, the multi-script UDHR:
+  every prefix holds the same share of each file, in file order), so every size has the same
+  mix and holds the smaller ones;
 * ``a`` -- one repeated character (``"a" * n``): one pre-token, one pair, the longest runs;
 * ``ab`` -- one repeated pair (``"ab" * (n / 2)``): one pre-token, two alternating pairs;
 * ``distinct`` -- all-distinct characters: consecutive code points of letters (CJK, Hangul,
@@ -24,10 +26,10 @@ from collections import Counter
 from functools import lru_cache
 from itertools import chain
 
-from .corpora import CORPORA_DIR, REPO, read_corpus, sample
+from .corpora import CORPORA_DIR, REPO, read_corpus
 
 KINDS: dict[str, str] = {
-    "text": "ordinary text (lines sampled evenly from the shared corpora)",
+    "text": "ordinary text (the shared corpora's lines blended in proportion, the first n characters)",
     "a": "one repeated character ('a' * n)",
     "ab": "one repeated pair ('ab' * n/2)",
     "distinct": "all-distinct characters (consecutive code points of letters)",
@@ -46,8 +48,14 @@ REFERENCE = REPO / "reference_tokenizers"
 
 @lru_cache(maxsize=1)
 def ordinary_text() -> str:
-    """The shared corpora joined (read once per process)."""
-    return "\n".join(read_corpus(name, CORPORA_DIR) for name in TEXT_CORPORA)
+    """The shared corpora's lines blended: line ``i`` of a file of ``m`` lines goes at ``i / m`` (read once)."""
+    files = [read_corpus(name, CORPORA_DIR).splitlines(keepends=True) for name in TEXT_CORPORA]
+    placed = sorted((i / len(lines), k, i) for k, lines in enumerate(files) for i in range(len(lines)))
+    return "".join(files[k][i] for _, k, i in placed)
+
+
+DISTINCT_LIMIT = sum(hi - lo for lo, hi in _LETTER_RANGES)
+"""How many distinct characters :func:`distinct_chars` can give."""
 
 
 def distinct_chars(n: int) -> str:
@@ -71,9 +79,7 @@ def make_text(kind: str, n: int) -> str:
     """
     if kind == "text":
         corpus = ordinary_text()
-        if n >= len(corpus) // 2:
-            corpus *= 2 * n // len(corpus) + 2
-        return sample(corpus, n + n // 8)[:n]
+        return (corpus * (n // len(corpus) + 1))[:n] if n > len(corpus) else corpus[:n]
     if kind == "a":
         return "a" * n
     if kind == "ab":

@@ -165,3 +165,15 @@ def test_bench_run_keeps_the_scaling_section(tmp_path):
     kept = keep_sections(old, new)
     assert kept.startswith(new) and read_section(kept, SCALING) == "## Scaling\n\nthe table\n"
     assert keep_sections(tmp_path / "absent.md", new) == new
+
+
+def test_every_size_can_be_made():
+    """The largest size of every path fits the inputs there are (distinct characters run out near a million)."""
+    from bench.scaling import sizes_for
+    from bench.scaling_inputs import DISTINCT_LIMIT
+    from bench.scaling_paths import PATHS
+
+    for path in PATHS.values():
+        for kind in set(path.kinds) & {"distinct", "words"}:
+            largest = sizes_for(path, kind, 5, False)[-1]
+            assert largest <= (DISTINCT_LIMIT if kind == "distinct" else 2 * DISTINCT_LIMIT), (path.name, kind)

@@ -47,6 +47,8 @@ from .sections import SCALING, write_section
 
 TARGET = 1.2
 """The largest exponent allowed, for time and for memory."""
+NEAR = 0.1
+"""A run over the target by at most this is marked *near the target* in the summary."""
 DEFAULT_RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 FLOORS = {
     "call": {"cpu": 0.001, "peak_bytes": 16 << 10},
@@ -120,6 +122,11 @@ class Run:
     @property
     def mem_exp(self) -> float | None:
         return self.exponent("peak_bytes")
+
+    def exponents_over(self) -> list[float]:
+        """The judged exponents over :data:`TARGET` (time first)."""
+        exps = (self.exponent(key) if self.judged(key) else None for key in ("cpu", "peak_bytes"))
+        return [e for e in exps if e is not None and e > TARGET]
 
     def _over(self) -> list[str]:
         out = []
@@ -337,9 +344,15 @@ def summary(runs: list[Run]) -> list[str]:
     lines = [f"{len(runs) - len(failed)} of {len(runs)} runs PASS (exponent at most {TARGET:g} in time and memory)."]
     by_path: dict[str, list[str]] = {}
     for r in failed:
-        by_path.setdefault(r.path, []).append(f"{r.kind}: {r.verdict}")
+        near = not (r.stopped or r.error) and max(r.exponents_over()) <= TARGET + NEAR
+        by_path.setdefault(r.path, []).append(f"{r.kind}: {r.verdict}" + (" (near the target)" if near else ""))
     for path, what in by_path.items():
         lines.append(f"- **{path}**: " + "; ".join(what))
+    if any("(near the target)" in line for line in lines):
+        lines.append(
+            f"\n*near the target*: over {TARGET:g} by at most {NEAR:g}, which a busy machine's cache misses can "
+            "add to a path that is linear; confirm with `--only` and more `--repeats` on a quiet machine."
+        )
     return lines
 
 
@@ -432,8 +445,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     if args.list:
-        for path in select(args.only or ".", args.kinds) if args.only else [(p, "") for p in PATHS.values()]:
-            print(path[0].name, "|", path[1] or ",".join(path[0].kinds), "|", path[0].call)
+        chosen = select(args.only, args.kinds)
+        for name in dict.fromkeys(p.name for p, _ in chosen):
+            print(f"{name} | {','.join(k for p, k in chosen if p.name == name)} | {PATHS[name].call}")
         return 0
     command = "python3 -m bench.scaling" + "".join(" " + shlex.quote(a) for a in argv)
     facts = machine_facts()

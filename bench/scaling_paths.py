@@ -82,7 +82,7 @@ class ScalingPath:
         prepare: ``prepare(kind, n) -> Case``.
         unit: ``"chars"`` or ``"bytes"`` (of the file the call reads).
         process: the call runs a separate process (:class:`ProcessRun`): its time is that
-            process's CPU time and its memory its peak RSS, both above a baseline run on a tiny input.
+            process's CPU time and its memory its peak RSS, both above a run on 256 characters.
         budget_s: CPU seconds for the whole run (every size and repeat, setup included).
         budget_mb: the address-space limit of the run's process, MB.
         quick: the smallest size for ``--quick`` (default: a sixteenth of ``base``).

@@ -145,10 +145,13 @@ def _train_path(pretokenizer: str, unit: str, kinds: tuple[str, ...], base: int)
 
 
 def _view_steps(result: object) -> int:
-    """Everything the Train page shows for the first, middle and last merge; returns the items built."""
-    last = result.num_merges - 1  # type: ignore[attr-defined]
+    """Every step view of every merge (the step player can show any); returns the items built.
+
+    Viewing only a few steps misses the costly ones: on ``"a" * n`` it is the steps where the
+    last long runs are merged.
+    """
     built = 0
-    for k in sorted({0, last // 2, last}) if last >= 0 else ():
+    for k in range(result.num_merges):  # type: ignore[attr-defined]
         result.steps[k]  # type: ignore[attr-defined]
         built += len(result.pair_counts_at(k)) + len(result.tied_at(k)) + len(result.ties_at(k))  # type: ignore[attr-defined]
         built += len(result.word_changes(k))  # type: ignore[attr-defined]
@@ -177,8 +180,8 @@ def _step_paths() -> list[ScalingPath]:
         out.append(
             ScalingPath(
                 f"step views {rule}",
-                "steps[k], pair_counts_at(k), tied_at(k), ties_at(k), word_changes(k) for the first, middle and "
-                f"last merge of a fresh training (whitespace_eow, tie_break={rule!r})",
+                "steps[k], pair_counts_at(k), tied_at(k), ties_at(k), word_changes(k) for every merge k of a "
+                f"fresh training (whitespace_eow, tie_break={rule!r})",
                 WORD_KINDS,
                 16_000,
                 _after_training(rule, _view_steps),
@@ -652,7 +655,7 @@ _K = 1000
 FIRST_SIZES: tuple[tuple[str, dict[str, int], float], ...] = (
     ("train none", {"text": 8 * _K, "a": 8 * _K, "ab": 8 * _K, "distinct": 4 * _K}, 20),
     ("train *", {"text": 16 * _K, "a": 8 * _K, "ab": 8 * _K, "distinct": 4 * _K, "words": 4 * _K}, 20),
-    ("step views *", {"text": 8 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 500, "words": 500}, 20),
+    ("step views *", {"text": 8 * _K, "a": _K, "ab": _K, "distinct": 250, "words": 250}, 20),
     ("tied_lists *", {"text": 8 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 500, "words": 500}, 20),
     ("encode_with_trace *", {"text": _K, "a": 250, "ab": 250, "distinct": 250}, 20),
     ("encode *", {"text": 8 * _K, "a": 2 * _K, "ab": 2 * _K, "distinct": 4 * _K}, 20),

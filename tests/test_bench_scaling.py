@@ -150,7 +150,7 @@ def test_a_killed_child_is_reported_where_it_stopped():
         '{"event": "begin", "n": 10}\n{"event": "size", "n": 10, "size": 10, "cpu": 1}\n{"event": "begin", "n": 20}\n'
     )
     _read_child(run, lines, "", -signal.SIGKILL)
-    assert len(run.rows) == 1 and run.stopped == "killed at n=20 by SIGKILL (CPU budget of 10 s)"
+    assert len(run.rows) == 1 and run.stopped == "killed at n=20 by SIGKILL (the hard CPU limit)"
     assert run.verdict.startswith("FAIL (killed at n=20")
     other = _run([])
     _read_child(other, '{"event": "begin", "n": 5}\n', "Traceback...\nImportError: x\n", 1)

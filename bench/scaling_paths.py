@@ -655,8 +655,8 @@ _K = 1000
 FIRST_SIZES: tuple[tuple[str, dict[str, int], float], ...] = (
     ("train none", {"text": 8 * _K, "a": 8 * _K, "ab": 8 * _K, "distinct": 4 * _K}, 20),
     ("train *", {"text": 16 * _K, "a": 8 * _K, "ab": 8 * _K, "distinct": 4 * _K, "words": 4 * _K}, 20),
-    ("step views *", {"text": 8 * _K, "a": _K, "ab": _K, "distinct": 250, "words": 250}, 20),
-    ("tied_lists *", {"text": 8 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 500, "words": 500}, 20),
+    ("step views *", {"text": 8 * _K, "a": _K, "ab": _K, "distinct": 125, "words": 125}, 20),
+    ("tied_lists *", {"text": 8 * _K, "a": 4 * _K, "ab": 4 * _K, "distinct": 250, "words": 250}, 20),
     ("encode_with_trace *", {"text": _K, "a": 250, "ab": 250, "distinct": 250}, 20),
     ("encode *", {"text": 8 * _K, "a": 2 * _K, "ab": 2 * _K, "distinct": 4 * _K}, 20),
     ("round_trip *", {"text": 8 * _K, "a": 2 * _K, "ab": 2 * _K, "distinct": 4 * _K}, 20),

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python3 -m bench.scaling                      # every path, six sizes each, 3 repeats (a quarter of an hour)
+    python3 -m bench.scaling                      # every path, six sizes each, 3 repeats (half an hour)
     python3 -m bench.scaling --only 'encode|decode' --repeats 5
     python3 -m bench.scaling --write              # also write the table into bench/RESULTS.md's Scaling section
     python3 -m bench.scaling --quick              # tiny sizes, three each, one repeat (the smoke test)
@@ -15,7 +15,7 @@ the other under its budget: ``RLIMIT_CPU`` (CPU seconds for the whole run) and
 ``RLIMIT_AS`` (address space). Time is CPU time, the minimum of the repeats (the
 machine is shared: wall time would measure the neighbours); memory is the
 ``tracemalloc`` peak of the call, or for the CLI the peak RSS of its process above
-a run on a two-word input. The exponent is the slope of a least-squares line
+a run on 256 characters of the same kind. The exponent is the slope of a least-squares line
 through ``(log size, log value)``; the target is at most :data:`TARGET` for time
 and memory alike, with every size finished within the budget. A run that spends
 its budget or its memory is reported as FAIL with the size and stage where it

@@ -32,6 +32,7 @@ from .encoding import bundled_contenders, clear_caches, measure_encoding, traine
 from .measure import load_average, machine_facts
 from .profiles import gc_share, profile_call
 from .report import Results, read_before, render, verdicts
+from .sections import keep_sections
 from .steps import measure_long_run, measure_step_views
 from .trainers import CONTENDERS, MAIN_KEYS
 from .training import measure_training
@@ -317,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python3 -m bench.run" + ("".join(" " + shlex.quote(a) for a in argv) if argv else "")
     results = run(args, command)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(render(results), encoding="utf-8")
+    args.out.write_text(keep_sections(args.out, render(results)), encoding="utf-8")  # e.g. bench.scaling's section
     if args.json:
         args.json.write_text(to_json(results), encoding="utf-8")
     log(f"wrote {args.out}" + (f" and {args.json}" if args.json else "") + f" in {results.seconds / 60:.1f} min")

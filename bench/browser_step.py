@@ -47,6 +47,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.class_load import cpu_seconds, server_pid  # noqa: E402
+from bench.sections import BROWSER_STEP, RESULTS, write_lines  # noqa: E402
 from tests.app_server import CHROMIUM_ARGS, LONG_TASKS, running_app, settle  # noqa: E402
 
 OBSERVER = """() => {
@@ -189,6 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--gap", type=int, default=100, help="milliseconds between the burst's presses")
     ap.add_argument("--hog", type=int, default=0, help="busy processes to run meanwhile (one core each)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one step before it is lost")
+    ap.add_argument("--write", action="store_true", help="also write the figures into bench/RESULTS.md")
     args = ap.parse_args(argv)
     with hogs(args.hog):
         run = measure(
@@ -200,13 +202,20 @@ def main(argv: list[str] | None = None) -> None:
             args.timeout,
         )
     mode = "normal" if args.normal else "presentation"
-    print(f"{args.sample}, {args.merges:,} merges, {mode} mode, 1280x720, {args.steps} presses of →, {args.hog} hog(s)")
-    print(_summary("key press to new heading on screen", run.headings))
-    print(_summary("key press to the whole step drawn", run.frames))
-    print(f"server CPU per step: {run.cpu * 1000:.0f} ms; presses lost: {run.lost}")
+    title = f"{args.sample}, {args.merges:,} merges, {mode} mode, 1280x720"
+    title += f", {args.steps} presses of →, {args.hog} hog(s)"
+    lines = [
+        _summary("key press to new heading on screen", run.headings),
+        _summary("key press to the whole step drawn", run.frames),
+        f"server CPU per step: {run.cpu * 1000:.0f} ms; presses lost: {run.lost}",
+    ]
     if run.burst is not None:
-        print(f"burst: {run.burst[0]} presses {args.gap} ms apart advanced {run.burst[1]} steps")
-    print(f"load average (1 min): {run.load[0]:.2f} at the start, {run.load[1]:.2f} at the end")
+        lines.append(f"burst: {run.burst[0]} presses {args.gap} ms apart advanced {run.burst[1]} steps")
+    lines.append(f"load average (1 min): {run.load[0]:.2f} at the start, {run.load[1]:.2f} at the end")
+    print(title, *lines, sep="\n")
+    if args.write:
+        command = "python3 -m bench.browser_step " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_lines(RESULTS, BROWSER_STEP, title, command.strip(), lines)
 
 
 if __name__ == "__main__":

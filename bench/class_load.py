@@ -42,6 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench.sections import CLASS, RESULTS, write_lines  # noqa: E402
 from tests.app_server import CHROMIUM_ARGS, running_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -303,16 +304,23 @@ def main(argv: list[str] | None = None) -> None:
         "visitors) instead of one context each (every session fetches them, as on a first visit); headless "
         "Chromium serves key presses to the background tabs of one context slowly, so keep N to 10 or so",
     )
+    ap.add_argument("--write", action="store_true", help="also write the figures into bench/RESULTS.md")
     args = ap.parse_args(argv)
     query = urllib.parse.urlencode({"corpus_sample": args.sample, "set_budget": args.merges, "present": "true"})
     where = "pages of one browser context" if args.one_context else "one browser context per session"
-    print(f"{args.sample}, {args.merges:,} merges, presentation mode at 1280x720, {where}, {os.cpu_count()} cores")
+    title = f"{args.sample}, {args.merges:,} merges, presentation mode at 1280x720, {where}"
+    print(f"{title}, {os.cpu_count()} cores")
+    lines = []
     for n in args.sessions:
         log = lambda message: print(message, file=sys.stderr)  # noqa: E731
         run = run_class(n, query, args.presses, args.interval, args.timeout, args.one_context, log=log)
         print(f"\nN = {n}")
         for name, value in run.rows():
             print(f"  {name}: {value}")
+        lines.append(f"N = {n}: " + "; ".join(f"{name} {value}" for name, value in run.rows()))
+    if args.write:
+        command = "python3 -m bench.class_load " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_lines(RESULTS, CLASS, title, command.strip(), lines)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,15 @@ from pathlib import Path
 
 SCALING = "## Scaling"
 """The heading of the section :mod:`bench.scaling` writes."""
-KEPT = (SCALING,)
+CLASS = "## A class on one server"
+"""The heading of the section :mod:`bench.class_load` writes."""
+BROWSER_STEP = "## Step change in the browser"
+"""The heading of the section :mod:`bench.browser_step` writes (one subsection per setting measured)."""
+SUITE = "## The test suite"
+"""The heading of the section holding the README's test command's times (written by hand from the runs)."""
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+"""The benchmark report."""
+KEPT = (SCALING, CLASS, BROWSER_STEP, SUITE)
 """Sections ``bench.run`` keeps from the file it replaces."""
 
 
@@ -53,6 +61,44 @@ def write_section(path: Path, heading: str, section: str) -> None:
     """Replace (or add) one section of the markdown file at ``path``, creating the file if absent."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     path.write_text(replace_section(old, heading, section), encoding="utf-8")
+
+
+def write_lines(path: Path, heading: str, title: str, command: str, lines: list[str]) -> None:
+    """Write (or replace) the subsection ``### title`` of the section under ``heading`` in the markdown file at
+    ``path``: the command that measured, the machine (CPU model, load average) and ``lines`` as a list.
+
+    Other subsections of that section are kept, so runs with different settings sit side by side.
+    """
+    from .measure import load_average, machine_facts  # measure imports heavy modules; only --write needs it
+
+    facts = machine_facts()
+    body = [
+        f"### {title}",
+        "",
+        f"`{command}` on {facts['date']}, {facts['cpu']}, {facts['cores']}, commit {facts['commit']}, "
+        f"load average {load_average()} (1/5/15 min) when written.",
+        "",
+        *(f"- {line}" for line in lines),
+        "",
+    ]
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    subsections = _subsections(read_section(old, heading) or heading)
+    subsections[title] = "\n".join(body).rstrip("\n")
+    write_section(path, heading, "\n\n".join([heading, *subsections.values()]))
+
+
+def _subsections(section: str) -> dict[str, str]:
+    """The ``### `` subsections of a section (title -> text, heading included), in order; text before the
+    first one (the section's heading) is dropped."""
+    out: dict[str, str] = {}
+    title = None
+    for line in section.splitlines():
+        if line.startswith("### "):
+            title = line[4:].strip()
+            out[title] = ""
+        if title is not None:
+            out[title] += line + "\n"
+    return {k: v.rstrip("\n") for k, v in out.items()}
 
 
 def keep_sections(old_path: Path, new_text: str, headings: tuple[str, ...] = KEPT) -> str:

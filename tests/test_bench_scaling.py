@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from bench.scaling import Run, _read_child, markdown_table
-from bench.sections import SCALING, keep_sections, read_section, replace_section
+from bench.sections import CLASS, SCALING, keep_sections, read_section, replace_section, write_lines
 
 from .conftest import CORPORA, REPO
 
@@ -177,3 +177,20 @@ def test_every_size_can_be_made():
         for kind in set(path.kinds) & {"distinct", "words"}:
             largest = sizes_for(path, kind, 5, False)[-1]
             assert largest <= (DISTINCT_LIMIT if kind == "distinct" else 2 * DISTINCT_LIMIT), (path.name, kind)
+
+
+def test_browser_figures_are_written_as_subsections_side_by_side(tmp_path):
+    """bench.class_load / bench.browser_step --write: one subsection per setting, rewritten in place, the
+    report's other sections untouched, and bench.run carries the section over."""
+    report = tmp_path / "RESULTS.md"
+    report.write_text("# Results\n\n## Training\n\nkept\n", encoding="utf-8")
+    write_lines(report, CLASS, "N sessions, 200 merges", "python3 -m bench.class_load", ["N = 1: lost 0"])
+    write_lines(report, CLASS, "N sessions, 2,000 merges", "python3 -m bench.class_load --merges 2000", ["x"])
+    write_lines(report, CLASS, "N sessions, 200 merges", "python3 -m bench.class_load", ["N = 1: lost 1"])
+    text = report.read_text(encoding="utf-8")
+    assert text.startswith("# Results\n\n## Training\n\nkept\n")
+    section = read_section(text, CLASS)
+    assert section.count("### ") == 2 and "lost 1" in section and "lost 0" not in section
+    assert section.index("200 merges") < section.index("2,000 merges"), "first written stays first"
+    assert "load average" in section and "commit " in section
+    assert read_section(keep_sections(report, "# New\n"), CLASS) == section

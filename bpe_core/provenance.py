@@ -365,9 +365,10 @@ class _TrainingInfo:
     def node(self, rank: int, token_id: int) -> dict[str, object]:
         """``step``, ``count`` and ``places`` for the merge of ``rank``, or nothing if training did not learn it."""
         result = self.result
-        if not 0 <= rank < result.num_merges or result.steps[rank].token_id != token_id:
+        # the summary, not result.steps[rank]: a step ranks every pair counting then (O(pairs) per node)
+        if not 0 <= rank < result.num_merges or result.summaries[rank].token_id != token_id:
             return {}
-        step = result.steps[rank]
+        step = result.summaries[rank]
         return {"step": rank + 1, "count": step.count, "places": self.places(rank, step.pair)}
 
     def places(self, rank: int, pair: tuple[str, str]) -> tuple[CorpusPlace, ...]:

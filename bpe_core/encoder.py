@@ -432,14 +432,6 @@ class Tokenizer:
         self._check_id(token_id)
         return self.model.table.ends_word[token_id]
 
-    def is_partial_utf8(self, token_id: int) -> bool:
-        """True when the token's bytes are not valid UTF-8 on their own (a cut character)."""
-        try:
-            self.token_bytes(token_id).decode("utf-8")
-        except UnicodeDecodeError:
-            return True
-        return False
-
     def _check_id(self, token_id: object) -> None:
         if isinstance(token_id, bool) or not isinstance(token_id, int):
             raise TokenIdError(f"token ids must be ints, got {token_id!r} ({type(token_id).__name__})")

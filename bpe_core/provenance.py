@@ -290,22 +290,6 @@ def merge_rules(tokenizer: Tokenizer) -> list[tuple[int, int, int, int]]:
     return [(new if by_id else rank, a, b, new) for rank, (a, b, new) in enumerate(rules)]
 
 
-def token_of_rank(tokenizer: Tokenizer, rank: int) -> int:
-    """The id of the token that the rule of merge rank ``rank`` forms (as ``merge_tree`` and traces give ranks).
-
-    Raises:
-        TokenIdError: no rule has that rank.
-    """
-    rules, by_id = _merge_rules(tokenizer)
-    if by_id:
-        if rank not in _rule_index(tokenizer):
-            raise TokenIdError(f"no merge rule has rank {rank!r}")
-        return rank
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < len(rules):
-        raise TokenIdError(f"no merge rule has rank {rank!r}: ranks are 0..{len(rules) - 1}")
-    return rules[rank][2]
-
-
 def find_tokens(tokenizer: Tokenizer, text: str, limit: int = 20) -> list[int]:
     """Token ids whose text matches ``text``: the exact token first, then tokens containing it, shortest first.
 

@@ -164,11 +164,6 @@ class TrainResult:
         )
 
     @cached_property
-    def initial_segmentations(self) -> tuple[tuple[str, ...], ...]:
-        """Each word's base symbols (the end-of-word marker included), aligned with ``words``."""
-        return tuple(self.segmentation(w, 0) for w in range(len(self.words)))
-
-    @cached_property
     def _tokens(self) -> list[int]:
         return list(accumulate(self.log.replaced, lambda total, r: total - r, initial=self.initial_tokens))
 

@@ -37,6 +37,8 @@ from bpe_core.formats._common import rendered_to_bytes
 from bpe_core.pretokenize import GPT4_PATTERN
 from bpe_core.symbols import SymbolTable
 
+from .engine_helpers import retrain
+
 TEXT = (
     "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs on and on.\n"
     "Über naïve café owners -- 東京 and 서울 -- sell 1234567 crêpes!\n"
@@ -269,9 +271,9 @@ def test_session_keeps_settings_and_corpus_hash():
     assert session.corpus_sha256 == corpus_sha256(TEXT) and session.corpus_name == "toy"
     assert session.matches(TEXT) and not session.matches(TEXT + "x")
     assert session.tokenizer.vocab == result.tokenizer.vocab  # char-unit ids depend on the alphabet
-    assert session.retrain(TEXT, trace=False).merges == result.merges
+    assert retrain(session, TEXT, trace=False).merges == result.merges
     with pytest.raises(ValueError, match="sha256"):
-        session.retrain(TEXT + "x")
+        retrain(session, TEXT + "x")
     doc = json.loads(text)
     assert doc["format"] == "bpe-explorer-session" and doc["version"] == 1 and doc["settings"]["tie_break"]
 

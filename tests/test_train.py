@@ -11,9 +11,10 @@ import pytest
 
 import bpe_core
 from bpe_core import BPEError, BudgetError, EmptyCorpusError, OptionError, train
-from bpe_core.naive import naive_train
 
 from .conftest import REPO
+from .engine_helpers import initial_segmentations
+from .naive_bpe import naive_train
 
 LOW = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider new new"
 
@@ -190,7 +191,7 @@ def test_attached_marker_matches_subword_nmt_form():
 def test_literal_end_of_word_text_is_not_the_marker():
     """A corpus that spells '</w>' gets four ordinary characters, then the real marker."""
     r = train("x</w> x</w> x</w>", num_merges=5, pretokenizer="whitespace_eow")
-    assert r.initial_segmentations[0] == ("x", "<", "/", "w", ">", "</w>")
+    assert initial_segmentations(r)[0] == ("x", "<", "/", "w", ">", "</w>")
     marker_id = r.tokenizer.table.marker_id
     literal = r.tokenizer.encode("</w>")
     assert marker_id in literal and literal.count(marker_id) == 1

@@ -45,9 +45,6 @@ SHOWN_KEY_CHARS = 120
 _RTL_CLASSES = frozenset({"R", "AL", "AN"})
 """Bidi classes that reorder the text around them (Hebrew, Arabic letters, Arabic-Indic digits)."""
 
-HIGHLIGHT = "#f59e0b"
-"""Border colour of a token that the current merge just formed."""
-
 WHITESPACE_SYMBOLS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍", "\u00a0": "⍽"}
 """How whitespace is made visible: space ·, tab →, newline ↵, carriage return ␍, no-break space ⍽."""
 

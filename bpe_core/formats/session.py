@@ -92,41 +92,6 @@ class Session:
         """True when ``corpus`` is the one the session was trained on (same hash)."""
         return self.corpus_sha256 is not None and corpus_sha256(corpus) == self.corpus_sha256
 
-    def retrain(self, corpus: str | Mapping[str, int], **options: object) -> TrainResult:
-        """Train again on ``corpus`` with the saved settings, to get the full trace back.
-
-        Args:
-            corpus: the original corpus (checked against the saved hash).
-            options: extra :func:`bpe_core.train` arguments (``progress``, ``trace``, ...).
-
-        Returns:
-            The new :class:`~bpe_core.TrainResult`, whose merges equal the saved ones.
-
-        Raises:
-            OptionError: the session holds no training settings.
-            BPEError: the corpus's hash differs from the saved one, or training
-                gave different merges (naming the first difference).
-        """
-        from ..trainer import train
-
-        if self.config is None:
-            raise OptionError("this session was saved from a tokenizer, not a training run: it has no settings")
-        if self.corpus_sha256 is not None and not self.matches(corpus):
-            raise BPEError(
-                f"this corpus's sha256 is {corpus_sha256(corpus)[:16]}…, the session was trained on "
-                f"{self.corpus_sha256[:16]}…; load the same corpus"
-            )
-        result = train(corpus, **self.config.train_kwargs(), **options)  # type: ignore[arg-type]
-        saved = self.tokenizer.merges
-        if result.merges != saved:
-            k = next(
-                (k for k, (x, y) in enumerate(zip(result.merges, saved)) if x != y), min(len(saved), len(result.merges))
-            )
-            raise BPEError(
-                f"training again gave different merges from rank {k} on ({len(result.merges)} vs {len(saved)})"
-            )
-        return result
-
 
 def _base_layout(tok: Tokenizer) -> tuple[list[str], list[str | int]]:
     """``(alphabet, end_of_word_units)`` of a table laid out as training lays it out."""

@@ -102,7 +102,7 @@ def bundled_contenders(name: str) -> tuple[Any, Any, Any]:
     from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
     tok = bundled(name)
-    shipped = REPO / "reference_tokenizers"
+    shipped = REPO / "bpe_core" / "formats" / "data"
     if name == "gpt2":
         path = REFERENCE_DIR / "gpt2" / "encoder.json"
         if not path.exists():

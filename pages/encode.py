@@ -86,7 +86,7 @@ with inputs:
         elif choice in READY:
             tokenizer = ready_tokenizer(choice)
             source = ("ready", choice)
-            st.caption(BUNDLED[READY[choice]] + " Shipped in reference_tokenizers/ (MIT; see its README).")
+            st.caption(BUNDLED[READY[choice]] + " Shipped in bpe_core/formats/data/ (MIT; see its README).")
         else:
             files = tokenizer_files.upload_box()
             if files is None:
@@ -306,5 +306,5 @@ with st.expander("Save this tokenizer: every format, each reloaded and checked o
         rows = uploaded_exports(files, text)
     else:
         rows = []
-        st.caption(f"{choice} ships with the project; its original files are in reference_tokenizers/.")
+        st.caption(f"{choice} ships with the project; its original files are in bpe_core/formats/data/.")
     tokenizer_files.downloads(rows)

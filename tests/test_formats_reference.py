@@ -1,7 +1,7 @@
 """Every import and export proven against the reference libraries on the shared corpora.
 
 tiktoken, tokenizers and subword-nmt are test-only dependencies; no network is used: tiktoken
-encodings are built from the files in ../shared/reference (the same bytes as reference_tokenizers/).
+encodings are built from the files in ../shared/reference (the same bytes as bpe_core/formats/data/).
 """
 
 from __future__ import annotations

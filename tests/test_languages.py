@@ -3,7 +3,7 @@ languages, malformed headers refused with the line named, premiums pinned agains
 the same sections, and premium curves over a merge table checked against truncated tables.
 
 tiktoken is a test-only dependency; no network is used: the encodings are built from the reference
-files (the same bytes as reference_tokenizers/), as in tests/test_formats_reference.py.
+files (the same bytes as bpe_core/formats/data/), as in tests/test_formats_reference.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""o200k_base (GPT-4o's table), shipped in reference_tokenizers/: hash check, tiktoken's pattern and special tokens,
+"""o200k_base (GPT-4o's table), shipped in bpe_core/formats/data/: hash check, tiktoken's pattern and special tokens,
 and ids equal to tiktoken's on every shared corpus.
 
 tiktoken is a test-only dependency; no network is used: tiktoken's own ``o200k_base()`` constructor is read with its

@@ -164,7 +164,7 @@ def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.T
 
 
 READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
-"""The real tokenizers shipped in reference_tokenizers/, by the label the Encode page shows."""
+"""The real tokenizers shipped in bpe_core/formats/data/, by the label the Encode page shows."""
 
 AT_START = ("GPT-2", "cl100k_base")
 """Parsed in the background once the server is first idle (about a second of CPU, 100 MB). o200k_base (2.4 s,

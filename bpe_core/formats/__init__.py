@@ -2,7 +2,7 @@
 
 Loading (the ids are always the file's ids):
 
-* :func:`bundled` -- the GPT-2 and cl100k_base tables shipped in ``reference_tokenizers/``, parsed once per process;
+* :func:`bundled` -- the GPT-2 and cl100k_base tables shipped in ``bpe_core/formats/data/``, parsed once per process;
 * :func:`load` (paths), :func:`load_bytes` (one upload, a ``.zip`` may hold several files),
   :func:`load_files` (several uploads) -- recognise the format by content and return a :class:`Loaded`;
 * per format: :func:`load_gpt2`, :func:`load_vocab_merges`, :func:`load_tiktoken`,

@@ -137,12 +137,12 @@ def _merge_rules(tokenizer: Tokenizer) -> tuple[Sequence[tuple[int, int, int]], 
 
     The one place that reads the tokenizer's merge table by id (see the project's interface notes).
     """
-    return tokenizer.merge_ids, _ranks_are_ids(tokenizer)
+    return tokenizer.model.merge_ids, _ranks_are_ids(tokenizer)
 
 
 def _ranks_are_ids(tokenizer: Tokenizer) -> bool:
     """Whether ranks are the new token's id (see :func:`_merge_rules`), without copying the merge table."""
-    return tokenizer.merge_by == "bytes"
+    return tokenizer.model.merge_by == "bytes"
 
 
 _RULES: weakref.WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int, int]]] = weakref.WeakKeyDictionary()
@@ -204,7 +204,9 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int | str) -> MergeTre
         rule = index.get(tid)
         if rule is None:
             kind = _leaf_kind(tokenizer, tid)
-            built[tid] = MergeTree(tokenizer.id_to_token(tid), tid, tokenizer.token_bytes(tid), None, kind=kind)
+            built[tid] = MergeTree(
+                tokenizer.model.id_to_token(tid), tid, tokenizer.model.token_bytes(tid), None, kind=kind
+            )
             stack.pop()
             continue
         rank, a, b = rule
@@ -215,9 +217,9 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int | str) -> MergeTre
         stack.pop()
         extra = training.node(rank, tid) if training is not None else {}
         built[tid] = MergeTree(
-            tokenizer.id_to_token(tid),
+            tokenizer.model.id_to_token(tid),
             tid,
-            tokenizer.token_bytes(tid),
+            tokenizer.model.token_bytes(tid),
             rank,
             built[a],
             built[b],
@@ -332,8 +334,8 @@ def _search_index(tokenizer: Tokenizer) -> list[tuple[int, str, str]]:
     """``(id, display string, decoded text)`` for every token, in id order (cached per tokenizer)."""
     index = _SEARCH.get(tokenizer)
     if index is None:
-        data = tokenizer.token_bytes
-        index = sorted((tid, s, data(tid).decode("utf-8", "replace")) for s, tid in tokenizer.vocab.items())
+        data = tokenizer.model.token_bytes
+        index = sorted((tid, s, data(tid).decode("utf-8", "replace")) for s, tid in tokenizer.model.vocab.items())
         _SEARCH[tokenizer] = index
     return index
 
@@ -386,7 +388,7 @@ class _TrainingInfo:
         """The number of characters the tokens ``symbols`` spell (a byte cut inside a character counts it not)."""
         tokenizer = self.result.tokenizer
         if self._vocab is None:
-            self._vocab = tokenizer.vocab
+            self._vocab = tokenizer.model.vocab
         vocab = self._vocab
-        data = b"".join(tokenizer.token_bytes(vocab[s]) for s in symbols)
+        data = b"".join(tokenizer.model.token_bytes(vocab[s]) for s in symbols)
         return len(data.decode("utf-8", "ignore"))

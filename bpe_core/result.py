@@ -432,7 +432,7 @@ class TrainResult:
     def _word_ids(self, word: int, k: int) -> Sequence[int]:
         trace = self.log.trace
         if trace is None:
-            return self.tokenizer.replay_ids(self.words[word][0], k)
+            return self.tokenizer.model.replay_ids(self.words[word][0], k)
         return trace.layout.word_tokens(word, k)
 
     def word_changes(self, k: int, limit: int | None = None) -> list[WordChange]:

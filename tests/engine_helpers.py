@@ -17,6 +17,12 @@ def is_partial_utf8(tok: Tokenizer, token_id: int) -> bool:
     return False
 
 
+def replay(tok: Tokenizer, text: str, stop: int) -> tuple[str, ...]:
+    """A pre-token's segmentation after merge rules ``0 .. stop - 1`` in learned order, as token strings."""
+    strings = tok.model.table.strings
+    return tuple(strings[i] for i in tok.model.replay_ids(text, stop))
+
+
 def initial_segmentations(result: TrainResult) -> tuple[tuple[str, ...], ...]:
     """Each word's base symbols (the end-of-word marker included), aligned with ``result.words``."""
     return tuple(result.segmentation(w, 0) for w in range(len(result.words)))
@@ -37,7 +43,7 @@ def retrain(session: Session, corpus: str | Mapping[str, int], **options: object
             f"{session.corpus_sha256[:16]}…; load the same corpus"
         )
     result = train(corpus, **session.config.train_kwargs(), **options)  # type: ignore[arg-type]
-    saved = session.tokenizer.merges
+    saved = session.tokenizer.model.merges
     if result.merges != saved:
         k = next(
             (k for k, (x, y) in enumerate(zip(result.merges, saved)) if x != y), min(len(saved), len(result.merges))

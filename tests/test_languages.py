@@ -186,7 +186,7 @@ def test_unseen_characters_are_the_traces_fallbacks_and_each_stays_a_token(secti
     fell = {code: sum(len(p.fallbacks) for p in tok.encode_with_trace(t).pieces) for code, t in texts.items()}
     assert unseen == fell
     assert unseen["eng"] == 0 and unseen["rus"] > 0
-    han = sum(not ch.isspace() for ch in texts["cmn_hans"] if ch not in english.tokenizer.vocab)
+    han = sum(not ch.isspace() for ch in texts["cmn_hans"] if ch not in english.tokenizer.model.vocab)
     assert unseen["cmn_hans"] == han  # every Han character: none is in an English table's alphabet
     # "All human beings are born free" in Chinese, one word: its six characters and the word's </w>
     word = "人人生而自由"

@@ -264,7 +264,7 @@ def with_fallback(tokenizer: bpe_core.Tokenizer, fallback: str) -> bpe_core.Toke
     Raises:
         bpe_core.BPEError: an unknown fallback.
     """
-    return tokenizer.with_fallback(fallback) if tokenizer.unit == "char" else tokenizer
+    return tokenizer.with_fallback(fallback) if tokenizer.model.unit == "char" else tokenizer
 
 
 @dataclass(frozen=True)
@@ -404,7 +404,7 @@ def order_can_differ(_tokenizer: bpe_core.Tokenizer, source: Hashable) -> int:
 
     See :func:`viz.encode_views.multi_rule_tokens`; ``source`` names the tokenizer as for :func:`encoded`.
     """
-    return multi_rule_tokens(_tokenizer.merges)
+    return multi_rule_tokens(_tokenizer.model.merges)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -22,7 +22,6 @@ cannot be read, naming the file and line, key or field; :class:`ExportError` (an
 executed or unpickled.
 """
 
-from ..encoder import register_file_loader
 from ._common import DuplicateKeyError, ExportError, FormatError
 from .detect import EXPECTED, FORMATS, Loaded, classify, load, load_bytes, load_files
 from .export import Download, Proof, download, export, exportable, prove
@@ -83,7 +82,3 @@ __all__ = [
     "to_vocab_json",
     "tokenizer_from_ranks",
 ]
-
-# Tokenizer.from_gpt2 / from_tiktoken call these: the formats depend on the tokenizer, never the reverse.
-register_file_loader("gpt2", load_gpt2)
-register_file_loader("tiktoken", load_tiktoken)

@@ -80,13 +80,13 @@ def trained_contenders(text: str, num_merges: int, pretokenizer: str = "gpt2") -
     from bpe_core.pretokenize import REGEX_PATTERNS
 
     tok = train(text, num_merges=num_merges, pretokenizer=pretokenizer, unit="byte", trace=False).tokenizer
-    ranks = {tok.token_bytes(i): i for i in range(len(tok))}
+    ranks = {tok.model.token_bytes(i): i for i in range(len(tok))}
     if len(ranks) != len(tok):
         raise RuntimeError("two ids share the same bytes: not a tiktoken rank table")
     enc = tiktoken.Encoding(
         name="bpe_core", pat_str=REGEX_PATTERNS[pretokenizer], mergeable_ranks=ranks, special_tokens={}
     )
-    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=tok.vocab, merges=tok.merges))
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=tok.model.vocab, merges=tok.model.merges))
     hf.pre_tokenizer = _hf_pre_tokenizer(pretokenizer)
     return tok, enc, hf
 
@@ -102,7 +102,7 @@ def bundled_contenders(name: str) -> tuple[Any, Any, Any]:
     from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
     tok = bundled(name)
-    shipped = REPO / "reference_tokenizers"
+    shipped = REPO / "bpe_core" / "formats" / "data"
     if name == "gpt2":
         path = REFERENCE_DIR / "gpt2" / "encoder.json"
         if not path.exists():
@@ -149,7 +149,7 @@ def measure_encoding(
         row.timings["hf_batch"].add(t, cpu)
         if r == 0:
             row.tokens = len(ours)
-            pieces = compiled_pattern(tok.pattern).findall(text)
+            pieces = compiled_pattern(tok.pre_tokenizer.pattern).findall(text)
             row.pieces, row.distinct_pieces = len(pieces), len(set(pieces))
             del pieces
             row.ids_identical = {"warm": warm == ours, "tiktoken": theirs == ours, "hf": hf_ids == ours}

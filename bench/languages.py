@@ -49,7 +49,7 @@ def _tiktoken(name: str) -> Any:
     from bpe_core.formats.tiktoken_ranks import O200K_PATTERN
     from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
-    folder = REPO / "reference_tokenizers"
+    folder = REPO / "bpe_core" / "formats" / "data"
     if name == "gpt2":
         encoder = json.loads((folder / "encoder.json").read_text(encoding="utf-8"))
         ranks = {rendered_to_bytes(k): v for k, v in encoder.items() if k != "<|endoftext|>"}

@@ -43,7 +43,7 @@ TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multis
 _LETTER_RANGES = ((0x4E00, 0xA000), (0xAC00, 0xD7A4), (0x3400, 0x4DC0), (0x20000, 0x2A6E0), (0x30000, 0x110000))
 """Code point ranges of letters (CJK, Hangul, CJK extensions A and B), then every code point of planes 3-16."""
 
-REFERENCE = REPO / "reference_tokenizers"
+REFERENCE = REPO / "bpe_core" / "formats" / "data"
 
 
 @lru_cache(maxsize=1)
@@ -96,7 +96,7 @@ def make_text(kind: str, n: int) -> str:
 
 @lru_cache(maxsize=1)
 def _gpt2_files() -> tuple[dict[str, int], list[str]]:
-    """GPT-2's vocabulary and its merges lines (header dropped), from ``reference_tokenizers/``."""
+    """GPT-2's vocabulary and its merges lines (header dropped), from ``bpe_core/formats/data/``."""
     vocab = json.loads((REFERENCE / "encoder.json").read_text(encoding="utf-8"))
     lines = (REFERENCE / "vocab.bpe").read_text(encoding="utf-8").splitlines()
     return vocab, [line for line in lines[1:] if line]

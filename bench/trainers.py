@@ -20,7 +20,7 @@ The pairings (see :data:`PAIRINGS`) put side by side settings that do the same w
   ``train(pretokenizer="whitespace_eow", end_of_word="attached", tie_break="subword_nmt")``.
   subword-nmt splits on ``' '`` only, so on text with tabs or no-break spaces the word
   sets (and so the tables) differ slightly; the report says so where they do.
-* ``naive`` vs ``bpe_naive``: :func:`bpe_core.naive.naive_train`, which recounts every
+* ``naive`` vs ``bpe_naive``: :func:`tests.naive_bpe.naive_train`, which recounts every
   pair before every merge, against ``train`` with the same settings (trace on).
 
 Every contender uses ``min_frequency=2``.
@@ -150,7 +150,7 @@ def _snmt_merges(codes: str) -> Merges:
 
 
 def _naive_run(text: str, num_merges: int, _prepared: Any) -> list:
-    from bpe_core.naive import naive_train
+    from tests.naive_bpe import naive_train
 
     return naive_train(text, num_merges, min_frequency=2, **SNMT_SETTINGS)
 
@@ -187,7 +187,7 @@ CONTENDERS: dict[str, Contender] = {
             trace=True,
         ),
         Contender("subword_nmt", "subword-nmt learn_bpe", "subword-nmt", _snmt_run, merges=_snmt_merges),
-        Contender("naive", "bpe_core.naive (recount every merge)", "bpe_core", _naive_run, merges=_naive_merges),
+        Contender("naive", "tests.naive_bpe (recount every merge)", "bpe_core", _naive_run, merges=_naive_merges),
     )
 }
 """Every contender by key."""

@@ -13,7 +13,7 @@ example's own notation (:mod:`bpe_core.notation`).
 charges each language of a parallel text (:mod:`bpe_core.languages`).
 """
 
-from . import formats as formats  # registers the file loaders behind Tokenizer.from_gpt2 / from_tiktoken
+from . import formats as formats
 from .audit import VocabularyAudit, audit_vocabulary
 from .byte_level import bytes_to_unicode, unicode_to_bytes
 from .checking import (

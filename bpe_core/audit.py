@@ -150,7 +150,7 @@ def audit_vocabulary(
         OptionError, TypeError: a bad ``allowed_special``, or a corpus that is neither text nor counts.
         BPEError: the corpus cannot be encoded (a lone surrogate, a split pattern past its time limit).
     """
-    table = tokenizer.table
+    table = tokenizer.model.table
     audited = _audited_ids(tokenizer)
     partial, texts = _token_texts(tokenizer, audited)
     unreachable = _unreachable(tokenizer, texts, progress)
@@ -169,7 +169,7 @@ def audit_vocabulary(
 
 def _not_audited(tokenizer: Tokenizer) -> set[int]:
     """Special tokens, unassigned ids, fallback tokens and the separate marker symbol: the ids left out."""
-    table = tokenizer.table
+    table = tokenizer.model.table
     skip = set(table.special_ids.values()) | set(table.gaps) | set(tokenizer.model.fallback_ids)
     if table.marker_id is not None:
         skip.add(table.marker_id)
@@ -179,12 +179,12 @@ def _not_audited(tokenizer: Tokenizer) -> set[int]:
 def _audited_ids(tokenizer: Tokenizer) -> tuple[int, ...]:
     """Every assigned id but special tokens, fallback tokens and the separate marker symbol."""
     skip = _not_audited(tokenizer)
-    return tuple(i for i in range(len(tokenizer.table)) if i not in skip)
+    return tuple(i for i in range(len(tokenizer.model.table)) if i not in skip)
 
 
 def _token_texts(tokenizer: Tokenizer, ids: tuple[int, ...]) -> tuple[tuple[int, ...], dict[int, str]]:
     """``(partial-UTF-8 ids, {id: own text})``: a marker token's text leaves its marker's space out."""
-    table = tokenizer.table
+    table = tokenizer.model.table
     data, ends = table.data, table.ends_word
     marked = table.end_of_word is not None
     partial: list[int] = []
@@ -205,8 +205,8 @@ class _OwnText:
         self.tokenizer = tokenizer
         self.split = tokenizer.pre_tokenizer.split
         self.encode = _chunk_encoder(tokenizer)
-        self.marked = tokenizer.table.end_of_word is not None
-        self.trailing = tokenizer.pretokenizer == "trailing_space"
+        self.marked = tokenizer.model.table.end_of_word is not None
+        self.trailing = tokenizer.pre_tokenizer.name == "trailing_space"
 
     def ids(self, token_id: int, text: str) -> tuple[int, ...]:
         """The ids ``text`` (the token's own text) encodes to where the token would stand alone."""
@@ -217,7 +217,7 @@ class _OwnText:
             whole = self.split(text) == [text]
         if not whole:  # the pre-tokenizer cuts the text: no pre-token is this token alone
             return tuple(self.tokenizer.encode(text))
-        table = self.tokenizer.table
+        table = self.tokenizer.model.table
         if self.marked and not table.ends_word[token_id]:  # a word's start or middle: its own symbols, no marker
             try:
                 return tuple(self.tokenizer.model.merge(table.base_units(text)))
@@ -236,7 +236,7 @@ def own_encoding(tokenizer: Tokenizer, token_id: int) -> tuple[int, ...] | None:
     Raises:
         TokenIdError: ``token_id`` is outside the vocabulary.
     """
-    tokenizer.id_to_token(token_id)  # raises TokenIdError for a bad id
+    tokenizer.model.id_to_token(token_id)  # raises TokenIdError for a bad id
     if token_id in _not_audited(tokenizer):
         return None
     _partial, texts = _token_texts(tokenizer, (token_id,))

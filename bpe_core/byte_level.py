@@ -57,14 +57,3 @@ def render_bytes(data: bytes) -> str:
     """
     table = bytes_to_unicode()
     return "".join(table[b] for b in data)
-
-
-def parse_rendered(text: str) -> bytes:
-    """Invert :func:`render_bytes`: ``"Ġhi"`` -> ``b" hi"``.
-
-    Raises:
-        KeyError: a character is not in the byte-level alphabet (callers turn
-            this into a clearer error naming the file or rule).
-    """
-    table = unicode_to_bytes()
-    return bytes(table[ch] for ch in text)

@@ -555,7 +555,7 @@ def _states(tokenizer: Tokenizer, word: str, order: str, keep: int) -> tuple[tup
     pieces = [p for p in tokenizer.encode_with_trace(word, order=order).pieces if not p.special]
     if len(pieces) != 1:
         raise ClaimError(
-            f"{word!r} is {len(pieces)} pre-tokens under {tokenizer.pretokenizer}; give one word (one pre-token)"
+            f"{word!r} is {len(pieces)} pre-tokens under {tokenizer.pre_tokenizer.name}; give one word (one pre-token)"
         )
     piece = pieces[0]
     return tuple(piece.states(keep - 1)), len(piece.steps) + 1
@@ -574,7 +574,7 @@ def _leftmost_states(
         The first ``keep`` states (initial symbols first), and how many there are in all.
     """
     ranks: dict[Pair, int] = {}
-    for rank, pair in enumerate(tokenizer.merges):
+    for rank, pair in enumerate(tokenizer.model.merges):
         ranks.setdefault(pair, rank)
     sym = list(initial)
     nxt = [*range(1, len(sym)), -1]

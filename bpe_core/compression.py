@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def token_counts_by_merges(tokenizer: Tokenizer, text: str, order: str = "rank") -> list[int]:
-    """Token counts of ``text`` under the first ``k`` rules, for ``k = 0 .. len(tokenizer.merges)``.
+    """Token counts of ``text`` under the first ``k`` rules, for ``k = 0 .. len(tokenizer.model.merges)``.
 
     Args:
         tokenizer: any tokenizer (pair or byte merge semantics).
@@ -33,7 +33,7 @@ def token_counts_by_merges(tokenizer: Tokenizer, text: str, order: str = "rank")
         order: ``"rank"`` or ``"sequential"``.
 
     Returns:
-        A list of ``len(tokenizer.merges) + 1`` ints; entry ``k`` equals
+        A list of ``len(tokenizer.model.merges) + 1`` ints; entry ``k`` equals
         ``len(Tokenizer(<first k rules>).encode(text, order=order))`` and the
         last entry equals ``len(tokenizer.encode(text, order=order))``.
 

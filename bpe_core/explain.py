@@ -6,8 +6,9 @@
 * :func:`order_differences`: the pre-tokens ``rank`` and ``sequential`` order
   cut differently.
 
-Each reads the tokenizer's public parts (``model``, ``pre_tokenizer``,
-``specials``) and returns frozen records (:mod:`bpe_core.trace`) that carry
+Each takes the tokenizer's parts (:class:`~bpe_core.encoding.TokenizerParts`:
+``model``, ``pre_tokenizer``, ``specials``, ``decoder``; a
+:class:`~bpe_core.Tokenizer` is one) and returns frozen records (:mod:`bpe_core.trace`) that carry
 token strings and bytes, so a UI never opens the symbol table. Nothing here
 changes the tokenizer: calling one twice gives equal records.
 """
@@ -16,13 +17,13 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
 
+from .encoding import TokenizerParts, decode, encode
 from .merge_run import Candidate, MergeRun, Step, dropout_rng
 from .merging import RANK, SEQUENTIAL, MergeOrder, merge_order
 from .model import MergeModel
-from .pipeline import AllowedSpecial, Decoder, PreTokenizer, SpecialTokens
+from .pipeline import AllowedSpecial
 from .pretokenize import budgeted
 from .spelling import FallbackLog, Temporaries
 from .symbols import SHIFT, utf8
@@ -36,51 +37,6 @@ from .trace import (
     RoundTrip,
     RuleApplication,
 )
-
-
-class TokenizerParts(Protocol):
-    """The parts of a tokenizer the explanations read; :class:`bpe_core.Tokenizer` has them all.
-
-    Typing against this protocol instead of the class keeps :mod:`bpe_core.encoder`
-    (which calls these functions for its ``encode_with_trace``, ``round_trip`` and
-    ``order_differences``) out of this module's imports: no cycle, not even for a type checker.
-    """
-
-    @property
-    def model(self) -> MergeModel:
-        """The frozen merge model (symbol table, merges, speller)."""
-        ...
-
-    @property
-    def pre_tokenizer(self) -> PreTokenizer:
-        """Cuts text into pre-tokens."""
-        ...
-
-    @property
-    def specials(self) -> SpecialTokens:
-        """Cuts special tokens out of the text."""
-        ...
-
-    @property
-    def decoder(self) -> Decoder:
-        """Turns ids back into text."""
-        ...
-
-    def encode(
-        self,
-        text: str,
-        *,
-        order: str = "rank",
-        allowed_special: AllowedSpecial = (),
-        temporaries: Temporaries | None = None,
-    ) -> list[int]:
-        """Token ids of ``text`` (see :meth:`bpe_core.Tokenizer.encode`)."""
-        ...
-
-    def decode(self, ids: Iterable[int], errors: str = "replace", *, temporaries: Temporaries | None = None) -> str:
-        """The text of ``ids`` (see :meth:`bpe_core.Tokenizer.decode`)."""
-        ...
-
 
 TRACE_SYMBOLS = 512
 """On pre-tokens with more symbols, ``apart`` blocked rules are listed only with a short gap (:data:`MAX_BETWEEN`)."""
@@ -106,7 +62,7 @@ def _namer(model: MergeModel, temporaries: Temporaries) -> Callable[[Sequence[in
 
 @budgeted
 def encode_trace(
-    tokenizer: TokenizerParts,
+    parts: TokenizerParts,
     text: str,
     *,
     order: str = "rank",
@@ -116,7 +72,7 @@ def encode_trace(
 ) -> EncodeTrace:
     """Encode text and record every rule application, blocked rule and fallback.
 
-    The ids in the returned trace equal ``tokenizer.encode(text, ...)`` (with
+    The ids in the returned trace equal :func:`bpe_core.encoding.encode` ``(parts, text, ...)`` (with
     the same ``dropout`` and ``seed``). Each rule application records its rank,
     pair, token and positions, not a copy of the word: time O(n log n) and
     memory O(n) for a pre-token of n symbols; :meth:`~bpe_core.trace.PieceTrace.state`
@@ -131,7 +87,7 @@ def encode_trace(
     with at most :data:`MAX_BETWEEN` tokens between; ``blocked_omitted`` counts the rest.
 
     Args:
-        tokenizer: any :class:`~bpe_core.Tokenizer`.
+        parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text, order, allowed_special, dropout, seed: as for :meth:`~bpe_core.Tokenizer.encode`;
             with dropout, each step lists the merges it skipped.
 
@@ -146,20 +102,20 @@ def encode_trace(
     """
     mode = merge_order(order)
     rng = dropout_rng(dropout, seed)
-    model = tokenizer.model
+    model = parts.model
     temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
     pieces: list[PieceTrace] = []
     offset = 0
-    for piece, special in tokenizer.specials.split(text, allowed_special):
+    for piece, special in parts.specials.split(text, allowed_special):
         if special:
-            sid = tokenizer.specials.ids[piece]
-            data, ends = (utf8(piece),), (bool(tokenizer.decoder.spaced),)  # a word of its own under whitespace_eow
+            sid = parts.specials.ids[piece]
+            data, ends = (utf8(piece),), (bool(parts.decoder.spaced),)  # a word of its own under whitespace_eow
             pieces.append(
                 PieceTrace(piece, offset, True, (piece,), (), (), (), (piece,), (sid,), data, ends, ("special",))
             )
         else:
-            for chunk, at in tokenizer.pre_tokenizer.with_offsets(piece):
+            for chunk, at in parts.pre_tokenizer.with_offsets(piece):
                 pieces.append(_trace_piece(model, chunk, offset + at, mode, temporaries, names, rng))
         offset += len(piece)
     shown_seed = seed if isinstance(seed, int) and rng is not None else None
@@ -439,7 +395,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
 
 
 @budgeted
-def order_differences(tokenizer: TokenizerParts, text: str) -> list[OrderDifference]:
+def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
     The two orders agree on tables that training learned from the same
@@ -447,7 +403,7 @@ def order_differences(tokenizer: TokenizerParts, text: str) -> list[OrderDiffere
     (see :mod:`bpe_core.encoder`).
 
     Args:
-        tokenizer: any :class:`~bpe_core.Tokenizer`.
+        parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text: the text to pre-tokenize and encode both ways (special tokens are not matched).
 
     Returns:
@@ -457,13 +413,13 @@ def order_differences(tokenizer: TokenizerParts, text: str) -> list[OrderDiffere
     Raises:
         OptionError: text holding a lone surrogate (byte unit).
     """
-    model = tokenizer.model
+    model = parts.model
     temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
     out = []
     seen: set[str] = set()
-    for piece, _special in tokenizer.specials.split(text, ()):
-        for chunk in tokenizer.pre_tokenizer.split(piece):
+    for piece, _special in parts.specials.split(text, ()):
+        for chunk in parts.pre_tokenizer.split(piece):
             if chunk in seen:
                 continue
             seen.add(chunk)
@@ -476,7 +432,7 @@ def order_differences(tokenizer: TokenizerParts, text: str) -> list[OrderDiffere
 
 @budgeted
 def round_trip(
-    tokenizer: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    parts: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
 ) -> RoundTrip:
     """Check ``decode(encode(text)) == text`` and explain the first difference.
 
@@ -488,7 +444,7 @@ def round_trip(
     kept decode through their temporary ids.
 
     Args:
-        tokenizer: any :class:`~bpe_core.Tokenizer`.
+        parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text, order, allowed_special: as for :meth:`~bpe_core.Tokenizer.encode`.
 
     Returns:
@@ -498,18 +454,18 @@ def round_trip(
     Raises:
         OptionError: an unknown order, or text holding a lone surrogate.
     """
-    temporaries = Temporaries(len(tokenizer.model))
-    ids = tokenizer.encode(text, order=order, allowed_special=allowed_special, temporaries=temporaries)
-    decoded = tokenizer.decode(ids, temporaries=temporaries)
+    temporaries = Temporaries(len(parts.model))
+    ids = encode(parts, text, order=order, allowed_special=allowed_special, temporaries=temporaries)
+    decoded = decode(parts, ids, temporaries=temporaries)
     if decoded == text:
         return RoundTrip(True, text, decoded, None, "")
-    trace = encode_trace(tokenizer, text, order=order, allowed_special=allowed_special)  # to find the cause
+    trace = encode_trace(parts, text, order=order, allowed_special=allowed_special)  # to find the cause
     pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
-    pos, reason = _difference(tokenizer, trace, text, decoded, pos)
+    pos, reason = _difference(parts, trace, text, decoded, pos)
     return RoundTrip(False, text, decoded, pos, reason)
 
 
-def _difference(tokenizer: TokenizerParts, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:
+def _difference(parts: TokenizerParts, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:
     """The position and the reason of the first difference between ``text`` and ``decoded`` (at ``pos``)."""
     ch = text[pos] if pos < len(text) else ""
     got = decoded[pos] if pos < len(decoded) else ""
@@ -523,13 +479,13 @@ def _difference(tokenizer: TokenizerParts, trace: EncodeTrace, text: str, decode
         ),
         None,
     )
-    pre = tokenizer.pre_tokenizer
+    pre = parts.pre_tokenizer
     if fell is not None and fell[1].kind == "unk":
         reason = f"character {fell[1].char!r} at position {fell[0]} is not in the alphabet and was encoded as <unk>"
         return min(pos, fell[0]), reason
-    if fell is not None and tokenizer.model.table.marker_layout.twins:
+    if fell is not None and parts.model.table.marker_layout.twins:
         char = fell[1].char
-        known = char in tokenizer.model.speller.alphabet.char_ids
+        known = char in parts.model.speller.alphabet.char_ids
         why = "never ended a word in training" if known else "is not in the alphabet"
         reason = (
             f"character {char!r} at position {fell[0]} {why}, so it has no end-of-word twin: it fell back to "
@@ -537,7 +493,7 @@ def _difference(tokenizer: TokenizerParts, trace: EncodeTrace, text: str, decode
         )
         return pos, reason
     beside = [p for p in trace.pieces if p.special and pos in (p.start, p.start + len(p.text))]
-    if got == " " and tokenizer.decoder.spaced and beside:
+    if got == " " and parts.decoder.spaced and beside:
         where = "after the one that ends" if beside[0].start != pos else "before the one that starts"
         reason = (
             f"under {pre.name} a special token is a word of its own: decoding puts one space {where} "

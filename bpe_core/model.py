@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from functools import cached_property
 
-from .errors import MergeTableError, OptionError
+from .errors import MergeTableError, OptionError, TokenIdError
 from .merging import INF, MergeOrder, Record, RuleApplier, merge_order
 from .spelling import END_OF_WORD_STYLES, FallbackLog, Speller, Temporaries, alphabet_of, fallback_policy
 from .symbols import MARKER, SHIFT, SymbolTable, check_option
@@ -183,6 +183,61 @@ class MergeModel:
         """Token string -> id, the first id winning; unassigned ids left out (read only)."""
         gaps = self.table.gaps
         return {s: i for i, s in reversed(list(enumerate(self.table.strings))) if i not in gaps}
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Token string -> id (if two ids share a string, the first keeps it; unassigned ids left out); a fresh dict."""
+        return dict(self.lookup)
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merge table as display strings, in rank order (a fresh list)."""
+        s = self.table.strings
+        return [(s[a], s[b]) for a, b, _ in self.merge_ids]
+
+    def check_id(self, token_id: object) -> None:
+        """Raise unless ``token_id`` is an assigned id of this vocabulary.
+
+        Raises:
+            TokenIdError: not an int, outside ``0 .. len(self) - 1`` (ids past it are temporary), or unassigned.
+        """
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TokenIdError(f"token ids must be ints, got {token_id!r} ({type(token_id).__name__})")
+        n = len(self.table)
+        if not 0 <= token_id < n:
+            temporary = " (ids past it are temporary: pass the encoding's Temporaries)" if token_id >= n else ""
+            shown = f"{token_id}" if abs(token_id) < 10**30 else f"of {token_id.bit_length() * 0.30103:,.0f} digits"
+            raise TokenIdError(f"token id {shown} is out of range: valid ids are 0..{n - 1}{temporary}")
+        if token_id in self.table.gaps:
+            raise TokenIdError(f"token id {token_id} is not assigned: this vocabulary has no token with that id")
+
+    def id_to_token(self, token_id: int) -> str:
+        """The display string of ``token_id`` (``Ġthe``, ``er</w>``, ``<0xF0>``).
+
+        Raises:
+            TokenIdError: as for :meth:`check_id`.
+        """
+        self.check_id(token_id)
+        return self.table.strings[token_id]
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes ``token_id`` decodes to (the end-of-word marker as a final space).
+
+        Raises:
+            TokenIdError: as for :meth:`check_id`.
+        """
+        self.check_id(token_id)
+        return self.table.data[token_id]
+
+    def token_ends_word(self, token_id: int) -> bool:
+        """True when ``token_id`` holds the end-of-word marker. Only the id tells: a literal ``</w>`` typed in a
+        corpus spells the same string.
+
+        Raises:
+            TokenIdError: as for :meth:`check_id`.
+        """
+        self.check_id(token_id)
+        return self.table.ends_word[token_id]
 
     @cached_property
     def rules_by_left(self) -> dict[int, tuple[tuple[int, int], ...]]:

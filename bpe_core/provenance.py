@@ -137,12 +137,12 @@ def _merge_rules(tokenizer: Tokenizer) -> tuple[Sequence[tuple[int, int, int]], 
 
     The one place that reads the tokenizer's merge table by id (see the project's interface notes).
     """
-    return tokenizer.merge_ids, _ranks_are_ids(tokenizer)
+    return tokenizer.model.merge_ids, _ranks_are_ids(tokenizer)
 
 
 def _ranks_are_ids(tokenizer: Tokenizer) -> bool:
     """Whether ranks are the new token's id (see :func:`_merge_rules`), without copying the merge table."""
-    return tokenizer.merge_by == "bytes"
+    return tokenizer.model.merge_by == "bytes"
 
 
 _RULES: weakref.WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int, int]]] = weakref.WeakKeyDictionary()
@@ -204,7 +204,9 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int | str) -> MergeTre
         rule = index.get(tid)
         if rule is None:
             kind = _leaf_kind(tokenizer, tid)
-            built[tid] = MergeTree(tokenizer.id_to_token(tid), tid, tokenizer.token_bytes(tid), None, kind=kind)
+            built[tid] = MergeTree(
+                tokenizer.model.id_to_token(tid), tid, tokenizer.model.token_bytes(tid), None, kind=kind
+            )
             stack.pop()
             continue
         rank, a, b = rule
@@ -215,9 +217,9 @@ def merge_tree(source: Tokenizer | TrainResult, token_id: int | str) -> MergeTre
         stack.pop()
         extra = training.node(rank, tid) if training is not None else {}
         built[tid] = MergeTree(
-            tokenizer.id_to_token(tid),
+            tokenizer.model.id_to_token(tid),
             tid,
-            tokenizer.token_bytes(tid),
+            tokenizer.model.token_bytes(tid),
             rank,
             built[a],
             built[b],
@@ -290,22 +292,6 @@ def merge_rules(tokenizer: Tokenizer) -> list[tuple[int, int, int, int]]:
     return [(new if by_id else rank, a, b, new) for rank, (a, b, new) in enumerate(rules)]
 
 
-def token_of_rank(tokenizer: Tokenizer, rank: int) -> int:
-    """The id of the token that the rule of merge rank ``rank`` forms (as ``merge_tree`` and traces give ranks).
-
-    Raises:
-        TokenIdError: no rule has that rank.
-    """
-    rules, by_id = _merge_rules(tokenizer)
-    if by_id:
-        if rank not in _rule_index(tokenizer):
-            raise TokenIdError(f"no merge rule has rank {rank!r}")
-        return rank
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < len(rules):
-        raise TokenIdError(f"no merge rule has rank {rank!r}: ranks are 0..{len(rules) - 1}")
-    return rules[rank][2]
-
-
 def find_tokens(tokenizer: Tokenizer, text: str, limit: int = 20) -> list[int]:
     """Token ids whose text matches ``text``: the exact token first, then tokens containing it, shortest first.
 
@@ -348,8 +334,8 @@ def _search_index(tokenizer: Tokenizer) -> list[tuple[int, str, str]]:
     """``(id, display string, decoded text)`` for every token, in id order (cached per tokenizer)."""
     index = _SEARCH.get(tokenizer)
     if index is None:
-        data = tokenizer.token_bytes
-        index = sorted((tid, s, data(tid).decode("utf-8", "replace")) for s, tid in tokenizer.vocab.items())
+        data = tokenizer.model.token_bytes
+        index = sorted((tid, s, data(tid).decode("utf-8", "replace")) for s, tid in tokenizer.model.vocab.items())
         _SEARCH[tokenizer] = index
     return index
 
@@ -403,7 +389,7 @@ class _TrainingInfo:
         """The number of characters the tokens ``symbols`` spell (a byte cut inside a character counts it not)."""
         tokenizer = self.result.tokenizer
         if self._vocab is None:
-            self._vocab = tokenizer.vocab
+            self._vocab = tokenizer.model.vocab
         vocab = self._vocab
-        data = b"".join(tokenizer.token_bytes(vocab[s]) for s in symbols)
+        data = b"".join(tokenizer.model.token_bytes(vocab[s]) for s in symbols)
         return len(data.decode("utf-8", "ignore"))

@@ -164,11 +164,6 @@ class TrainResult:
         )
 
     @cached_property
-    def initial_segmentations(self) -> tuple[tuple[str, ...], ...]:
-        """Each word's base symbols (the end-of-word marker included), aligned with ``words``."""
-        return tuple(self.segmentation(w, 0) for w in range(len(self.words)))
-
-    @cached_property
     def _tokens(self) -> list[int]:
         return list(accumulate(self.log.replaced, lambda total, r: total - r, initial=self.initial_tokens))
 
@@ -437,7 +432,7 @@ class TrainResult:
     def _word_ids(self, word: int, k: int) -> Sequence[int]:
         trace = self.log.trace
         if trace is None:
-            return self.tokenizer.replay_ids(self.words[word][0], k)
+            return self.tokenizer.model.replay_ids(self.words[word][0], k)
         return trace.layout.word_tokens(word, k)
 
     def word_changes(self, k: int, limit: int | None = None) -> list[WordChange]:

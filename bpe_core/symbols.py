@@ -344,11 +344,6 @@ class SymbolTable:
         """
         return list(map(self.unit_kind.lookup(self), self.unit_kind.units_of(chunk)))
 
-    def add_marker(self, syms: list[int]) -> list[int]:
-        """Apply the end-of-word marker to a word's base symbols (in place; returned)."""
-        self.marker_layout.mark_all(self, [syms])
-        return syms
-
 
 # ---------------------------------------------------------------- units and marker layouts
 

@@ -38,9 +38,6 @@ from .memory import POSITION_BYTES, MemoryBudget, megabytes
 MAX_COUNT = 2**63 - 1
 """The largest count accepted (a signed 64-bit integer, what DuckDB's ``count(*)`` returns)."""
 
-LAYOUTS = ("word<TAB>count", "word count", "count word")
-"""The layouts, as messages name them."""
-
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9][0-9_,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 

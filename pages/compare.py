@@ -174,7 +174,7 @@ for label in real:
             shown_runs[label] = (kind, table.tokenizer, "rank", ("trained", corpus.source, corpus.sha256, base))
         else:
             tok = ready_tokenizer(label)
-            shown_runs[label] = (f"{label}, {len(tok.merge_ids):,} merges", tok, "rank", ("ready", label))
+            shown_runs[label] = (f"{label}, {len(tok.model.merge_ids):,} merges", tok, "rank", ("ready", label))
     except (BPEError, TypeError) as exc:
         st.error(f"Cannot load {label}: {plain(exc)}")
 encodings = {}
@@ -189,9 +189,7 @@ except BPEError as exc:
 
 st.subheader("The test text under each run")
 st.dataframe(
-    text_under_runs(
-        test_text, {n: (kind, tok.vocab_size, encodings[n].ids) for n, (kind, tok, *_) in shown_runs.items()}
-    ),
+    text_under_runs(test_text, {n: (kind, len(tok), encodings[n].ids) for n, (kind, tok, *_) in shown_runs.items()}),
     hide_index=True,
     width="stretch",
 )

@@ -86,7 +86,7 @@ with inputs:
         elif choice in READY:
             tokenizer = ready_tokenizer(choice)
             source = ("ready", choice)
-            st.caption(BUNDLED[READY[choice]] + " Shipped in reference_tokenizers/ (MIT; see its README).")
+            st.caption(BUNDLED[READY[choice]] + " Shipped in bpe_core/formats/data/ (MIT; see its README).")
         else:
             files = tokenizer_files.upload_box()
             if files is None:
@@ -144,21 +144,23 @@ with inputs:
         "tiktoken's encode with allowed_special='all' and Hugging Face's added tokens do.",
         bind=BIND,
     )
-    fallback = tokenizer.fallback
-    if tokenizer.unit == "char":
+    fallback = tokenizer.model.fallback
+    if tokenizer.model.unit == "char":
         fallbacks = list(FALLBACKS)
         fallback = st.radio(
             "Characters outside the alphabet",
             fallbacks,
-            index=fallbacks.index(tokenizer.fallback),
+            index=fallbacks.index(tokenizer.model.fallback),
             key=state.ENCODE_FALLBACK,
             horizontal=True,
             help="What a char-level tokenizer does with a character training never saw. "
             + " ".join(f"{name}: {what}" for name, what in FALLBACKS.items()),
             bind=BIND,
         )
-        if fallback != tokenizer.fallback:
-            st.caption(f"This tokenizer's own fallback is {tokenizer.fallback}; encoding with {fallback} instead.")
+        if fallback != tokenizer.model.fallback:
+            st.caption(
+                f"This tokenizer's own fallback is {tokenizer.model.fallback}; encoding with {fallback} instead."
+            )
 
 try:
     enc = session_encoded(tokenizer, source, text, order, allow, fallback, MAX_DRAWN)
@@ -246,11 +248,11 @@ label = st.selectbox("Pre-token (or click a token above)", labels, key=state.ENC
 index = labels.index(label) if label in labels else 0
 piece = pieces[index]
 show = display_of(tokenizer)
-eow = tokenizer.end_of_word is not None
+eow = tokenizer.model.end_of_word is not None
 if samples:
     piece = sample_pieces(samples, index, piece, BIND, MAX_SYMBOLS)
 played = (drop.dropout, drop.seed, piece.ids) if samples else None
-story_player(piece, show, tokenizer.unit, eow, (source, text, order, fallback, index, played))
+story_player(piece, show, tokenizer.model.unit, eow, (source, text, order, fallback, index, played))
 columns = [(order, piece)]
 if piece.text in enc.differing and not samples:
     other = next(o for o in ORDERS if o != order)
@@ -269,7 +271,7 @@ for col, (name, p) in zip(st.columns(len(columns)), columns):
     with col:
         if len(columns) > 1:
             st.markdown(f"**{name} order**")
-        symbols("Initial symbols", len(p.initial), strings_row(p.initial[:MAX_SYMBOLS], tokenizer.unit, eow))
+        symbols("Initial symbols", len(p.initial), strings_row(p.initial[:MAX_SYMBOLS], tokenizer.model.unit, eow))
         if p.steps:
             st.caption(RULE_TABLE_HINT)
             rule_table(
@@ -306,5 +308,5 @@ with st.expander("Save this tokenizer: every format, each reloaded and checked o
         rows = uploaded_exports(files, text)
     else:
         rows = []
-        st.caption(f"{choice} ships with the project; its original files are in reference_tokenizers/.")
+        st.caption(f"{choice} ships with the project; its original files are in bpe_core/formats/data/.")
     tokenizer_files.downloads(rows)

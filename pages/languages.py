@@ -111,7 +111,7 @@ for i, (tab, label) in enumerate(zip(tabs, labels)):
             unseen = unseen_counts(result, source_of(corpus, settings))
             hatched = mostly_unseen(frame, label, unseen)
             why = unseen_note(frame, label, unseen, corpus=corpus.name, alphabet=alphabet_characters(result),
-                              fallback=result.tokenizer.fallback)  # fmt: skip
+                              fallback=result.tokenizer.model.fallback)  # fmt: skip
             if why:
                 st.info(plain(why), icon=":material/info:")
             if not trained_on_udhr(corpus):

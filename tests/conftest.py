@@ -3,7 +3,7 @@
 Tests that need real corpora or OpenAI's published rank files use these
 fixtures. When ``../shared`` is absent (a fresh clone), the byte-identical
 copies the project ships are used instead (``sample_corpora/`` holds three of
-the corpora, ``reference_tokenizers/`` the GPT-2, cl100k_base and o200k_base files), and a
+the corpora, ``bpe_core/formats/data/`` the GPT-2, cl100k_base and o200k_base files), and a
 test skips, with the reason, only when what it needs is in neither place.
 
 The README's command runs the suite in two pytest-xdist workers (``-n 2``, with ``--dist loadgroup`` from
@@ -62,7 +62,7 @@ TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multis
 
 
 SHIPPED_CORPORA = REPO / "sample_corpora"
-SHIPPED_REFERENCE = REPO / "reference_tokenizers"
+SHIPPED_REFERENCE = REPO / "bpe_core" / "formats" / "data"
 
 
 def _require(path: Path) -> Path:

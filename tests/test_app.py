@@ -302,7 +302,7 @@ def test_encode_fallback_choice_for_char_tokenizers(at):
     assert token_texts(at)[0][-2:] == ["☕", ""]  # kept as its own symbol, then the end-of-word marker
     at.selectbox(key=state.ENCODE_PIECE).set_value("#2 '☕' → 2 tokens").run()
     assert frame_with(at, "kind")[["char", "kind", "tokens"]].values.tolist() == [["☕", "kept", "☕"]]
-    vocab = len(default_result().tokenizer.table)  # ☕ gets the first id past the vocabulary
+    vocab = len(default_result().tokenizer.model.table)  # ☕ gets the first id past the vocabulary
     assert f"<small>{vocab}*</small>" in at.get("html")[0].proto.body
     assert seen(at.warning[0].value).startswith(f"1 character outside the alphabet got temporary id ({vocab},")
     at.radio(key=state.ENCODE_FALLBACK).set_value("unk").run()

@@ -29,7 +29,7 @@ TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 
 
 
 def _by_string(tok: Tokenizer, ids) -> list[str]:  # noqa: ANN001
-    return [tok.id_to_token(i) for i in ids]
+    return [tok.model.id_to_token(i) for i in ids]
 
 
 def test_the_textbook_scaffolds():
@@ -57,7 +57,7 @@ def test_the_textbook_scaffolds():
     unused = ["i", "l", "n", "o", "s", "t", "w", "es", "est", "lo", "ne", "new"]
     assert _by_string(tok, audit.never_used) == unused
     assert _by_string(tok, audit.scaffolds) == unused
-    counts = {tok.id_to_token(i): n for i, n in audit.usage.items()}
+    counts = {tok.model.id_to_token(i): n for i, n in audit.usage.items()}
     assert counts == {
         "low</w>": 5,
         "low": 2,
@@ -70,10 +70,10 @@ def test_the_textbook_scaffolds():
         "est</w>": 3,
     }
     assert audit.corpus_tokens == sum(counts.values()) == 28
-    assert set(audit.kinds(tok.vocab["est"])) == {"never_used", "scaffold"}
-    assert audit.kinds(tok.vocab["low</w>"]) == () and audit.uses(tok.vocab["low</w>"]) == 5
+    assert set(audit.kinds(tok.model.vocab["est"])) == {"never_used", "scaffold"}
+    assert audit.kinds(tok.model.vocab["low</w>"]) == () and audit.uses(tok.model.vocab["low</w>"]) == 5
     # the separate </w> is no token of text: left out of the audit, but named, so a count can say so
-    assert audit.marker == tok.vocab["</w>"] and audit.marker not in audit.audited
+    assert audit.marker == tok.model.vocab["</w>"] and audit.marker not in audit.audited
     assert audit.special == audit.fallback == () and len(audit.audited) + 1 == len(tok)
 
 
@@ -83,7 +83,7 @@ def test_a_token_blocked_by_an_earlier_rule_is_unreachable():
     tok = Tokenizer.from_merges([("b", "c"), ("a", "b"), ("ab", "c")], pretokenizer="none")
     audit = audit_vocabulary(tok)
     assert _by_string(tok, audit.unreachable) == ["abc"]
-    assert tok.encode("abc") == [tok.vocab["a"], tok.vocab["bc"]]
+    assert tok.encode("abc") == [tok.model.vocab["a"], tok.model.vocab["bc"]]
 
 
 def test_with_the_marker_a_word_start_is_checked_on_its_own_symbols():
@@ -95,7 +95,7 @@ def test_with_the_marker_a_word_start_is_checked_on_its_own_symbols():
     audit = audit_vocabulary(tok, "ert ers")
     assert audit.unreachable == ()
     assert tok.tokenize("ert") == ["er", "t</w>"]
-    assert audit.uses(tok.vocab["er"]) == 1
+    assert audit.uses(tok.model.vocab["er"]) == 1
     made = Tokenizer.from_merges([("e", "r</w>"), ("x", "e"), ("xe", "r</w>")], end_of_word="attached")
     assert _by_string(made, audit_vocabulary(made).unreachable) == ["xer</w>"]
     assert made.tokenize("xer") == ["x", "er</w>"]
@@ -103,11 +103,11 @@ def test_with_the_marker_a_word_start_is_checked_on_its_own_symbols():
 
 def test_own_encoding_says_what_decided():
     made = Tokenizer.from_merges([("e", "r</w>"), ("x", "e"), ("xe", "r</w>")], end_of_word="attached")
-    assert own_encoding(made, made.vocab["xer</w>"]) == (made.vocab["x"], made.vocab["er</w>"])
-    assert own_encoding(made, made.vocab["xe"]) == (made.vocab["xe"],)
+    assert own_encoding(made, made.model.vocab["xer</w>"]) == (made.model.vocab["x"], made.model.vocab["er</w>"])
+    assert own_encoding(made, made.model.vocab["xe"]) == (made.model.vocab["xe"],)
     gpt2 = bundled("gpt2")
     assert own_encoding(gpt2, 50256) is None  # <|endoftext|>: special, not audited
-    assert own_encoding(gpt2, gpt2.table.byte_ids[0xFF]) is None  # partial UTF-8: no text of its own
+    assert own_encoding(gpt2, gpt2.model.table.byte_ids[0xFF]) is None  # partial UTF-8: no text of its own
     with pytest.raises(TokenIdError):
         own_encoding(gpt2, 10**6)
 
@@ -125,23 +125,23 @@ def test_byte_level_partial_tokens_and_fallback_tokens():
     audit = audit_vocabulary(tok, "café café naïve 🙂🙂🙂")
     for i in audit.partial_utf8:
         with pytest.raises(UnicodeDecodeError):
-            tok.token_bytes(i).decode("utf-8")
-    assert tok.table.byte_ids[0xF5] in audit.partial_utf8
-    assert tok.table.byte_ids[0xF5] in audit.never_used  # no UTF-8 text holds the byte 0xF5
+            tok.model.token_bytes(i).decode("utf-8")
+    assert tok.model.table.byte_ids[0xF5] in audit.partial_utf8
+    assert tok.model.table.byte_ids[0xF5] in audit.never_used  # no UTF-8 text holds the byte 0xF5
     char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
     audit = audit_vocabulary(char, "café ï")
-    assert not set(char.byte_fallback_ids) & set(audit.audited)  # fallback tokens are not learned: not audited
-    assert audit.fallback == tuple(sorted(char.byte_fallback_ids)) and len(audit.fallback) == 256
+    assert not set(char.model.byte_fallback_ids) & set(audit.audited)  # fallback tokens are not learned: not audited
+    assert audit.fallback == tuple(sorted(char.model.byte_fallback_ids)) and len(audit.fallback) == 256
     every = {*audit.audited, *audit.special, *audit.fallback, audit.marker}
     assert every == set(range(len(char)))  # each assigned id is audited or left out for a named reason
-    assert audit.uses(char.byte_fallback_ids[0xC3]) == 1  # ï falls back to <0xC3> <0xAF>
+    assert audit.uses(char.model.byte_fallback_ids[0xC3]) == 1  # ï falls back to <0xC3> <0xAF>
 
 
 def test_special_tokens_are_counted_not_audited():
     result = train("a b <s> a b <s>", special_tokens=["<s>"], num_merges=2)
     tok = result.tokenizer
     audit = audit_vocabulary(tok, "a b <s> a b <s>")
-    sid = tok.special_tokens["<s>"]
+    sid = tok.specials.ids["<s>"]
     assert audit.special == (sid,) and sid not in audit.audited and audit.uses(sid) == 2
     assert audit_vocabulary(tok, "a b <s>", allowed_special=()).uses(sid) == 0
 

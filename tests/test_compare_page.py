@@ -168,7 +168,7 @@ def test_real_tokenizers_are_runs_beside_the_trained_ones():
     for label, name in (("GPT-2", "gpt2"), ("cl100k_base", "cl100k_base"), ("o200k_base", "o200k_base")):
         row = table.set_index("run").loc[label]
         ids = bundled(name).encode(text)
-        assert (row["tokens"], row["vocabulary"]) == (len(ids), bundled(name).vocab_size)
+        assert (row["tokens"], row["vocabulary"]) == (len(ids), len(bundled(name)))
         assert row["chars per token"] == round(len(text) / len(ids), 3)
     assert table.set_index("run").loc["GPT-2", "tokenizer"] == "GPT-2, 50,000 merges"
     headings = [m.value for m in at.markdown if " chars per token" in m.value]
@@ -212,7 +212,7 @@ def test_a_rerun_encodes_only_what_changed(monkeypatch):
 
     def counted(self, text_: str, **kwargs):
         if text_ == text:
-            calls.append(self.pretokenizer)
+            calls.append(self.pre_tokenizer.name)
         return encode_with_trace(self, text_, **kwargs)
 
     monkeypatch.setattr(bpe_core.Tokenizer, "encode_with_trace", counted)

@@ -110,7 +110,7 @@ def test_hand_worked_newest(textbook):
     """
     draws = [0.05, 0.9, 0.7, 0.2, 0.3]
     ids = textbook.encode("newest", dropout=0.5, seed=Scripted(draws))
-    assert [textbook.id_to_token(i) for i in ids] == ["ne", "w", "es", "t", "</w>"]
+    assert [textbook.model.id_to_token(i) for i in ids] == ["ne", "w", "es", "t", "</w>"]
     trace = textbook.encode_with_trace("newest", dropout=0.5, seed=Scripted(draws))
     piece = trace.pieces[0]
     assert [(s.rank, s.pair, s.positions) for s in piece.steps] == [(5, ("n", "e"), (0,)), (0, ("e", "s"), (2,))]
@@ -161,12 +161,12 @@ def test_samples_follow_subword_nmt_distribution(textbook, p):
     """Both samplers draw from the same distribution: total variation distance small on 3,000 samples each."""
     from subword_nmt import apply_bpe
 
-    codes = {pair: rank for rank, pair in enumerate(textbook.merges)}
+    codes = {pair: rank for rank, pair in enumerate(textbook.model.merges)}
     reverse = {a + b: (a, b) for a, b in codes}
     n = 3_000
     for word in ("newest", "lowest", "widest"):
         ours = Counter(
-            as_subword_nmt([textbook.id_to_token(i) for i in textbook.encode(word, dropout=p, seed=s)])
+            as_subword_nmt([textbook.model.id_to_token(i) for i in textbook.encode(word, dropout=p, seed=s)])
             for s in range(n)
         )
         random.seed(1234)

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from bpe_core import MergeTableError, OptionError, TokenIdError, Tokenizer, train
 from bpe_core import encoder as encoder_module
 
+from .engine_helpers import is_partial_utf8
+
 LOW = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider new new"
 
 
@@ -111,32 +113,36 @@ def test_byte_level_marks_merged_multibyte_characters():
 
 def test_char_level_unk_and_byte_fallback():
     base = train("hello world", num_merges=5)
-    unk = Tokenizer(base.tokenizer.table, base.tokenizer.merge_ids, pretokenizer="whitespace_eow", fallback="unk")
+    unk = Tokenizer(
+        base.tokenizer.model.table, base.tokenizer.model.merge_ids, pretokenizer="whitespace_eow", fallback="unk"
+    )
     piece = unk.encode_with_trace("hé").pieces[0]
     assert piece.tokens[1] == "<unk>" and piece.fallbacks[0].kind == "unk" and piece.fallbacks[0].char == "é"
     rt = unk.round_trip("hé")
     assert not rt.ok and rt.position == 1 and "not in the alphabet" in rt.reason
 
-    byt = Tokenizer(base.tokenizer.table, base.tokenizer.merge_ids, pretokenizer="whitespace_eow", fallback="bytes")
+    byt = Tokenizer(
+        base.tokenizer.model.table, base.tokenizer.model.merge_ids, pretokenizer="whitespace_eow", fallback="bytes"
+    )
     piece = byt.encode_with_trace("h🙂").pieces[0]
     assert piece.tokens == ("h", "<0xF0>", "<0x9F>", "<0x99>", "<0x82>", "</w>")
     assert piece.fallbacks[0].kind == "bytes" and piece.fallbacks[0].tokens[0] == "<0xF0>"
     assert byt.decode(byt.encode("h🙂 é")) == "h🙂 é"
-    assert "<0x41>" in byt.vocab
+    assert "<0x41>" in byt.model.vocab
 
 
 def test_with_fallback_starts_from_the_learned_vocabulary():
     keep = train("hello world", num_merges=5).tokenizer
-    learned = len(keep.vocab)
+    learned = len(keep.model.vocab)
     # "keep" gives each unseen character a temporary id of its own, in order of meeting, past the
     # vocabulary, which it never changes
     assert keep.encode("zq")[:2] == [learned, learned + 1] and keep.encode("qz")[:2] == [learned, learned + 1]
-    assert len(keep.vocab) == learned
+    assert len(keep.model.vocab) == learned
     unk = keep.with_fallback("unk")
-    assert len(unk.vocab) == learned + 1 and unk.tokenize("zq") == ["<unk>", "<unk>", "</w>"]
+    assert len(unk.model.vocab) == learned + 1 and unk.tokenize("zq") == ["<unk>", "<unk>", "</w>"]
     assert unk.encode("hello") == keep.encode("hello")
     byt = keep.with_fallback("bytes")
-    assert len(byt.vocab) == learned + 256 and byt.tokenize("z")[:1] == ["<0x7A>"]
+    assert len(byt.model.vocab) == learned + 256 and byt.tokenize("z")[:1] == ["<0x7A>"]
     assert keep.with_fallback("keep").encode("qz")[:2] == [learned, learned + 1]
     with pytest.raises(OptionError, match="fallback"):
         keep.with_fallback("drop")
@@ -151,7 +157,7 @@ def test_decode_cut_character():
     assert tok.decode(ids[:2]) == "\ufffd"
     with pytest.raises(UnicodeDecodeError):
         tok.decode(ids[:2], errors="strict")
-    assert tok.is_partial_utf8(ids[0]) and tok.token_bytes(ids[0]) == b"\xf0"
+    assert is_partial_utf8(tok, ids[0]) and tok.model.token_bytes(ids[0]) == b"\xf0"
 
 
 def test_decode_bad_ids():
@@ -163,7 +169,7 @@ def test_decode_bad_ids():
         with pytest.raises(TokenIdError, match="must be ints"):
             tok.decode(bad)
     with pytest.raises(ValueError):
-        tok.id_to_token(len(tok))
+        tok.model.id_to_token(len(tok))
 
 
 def test_whitespace_modes_report_where_round_trip_breaks():
@@ -310,7 +316,7 @@ SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 
 def test_nest_lists_n_e_as_blocked_by_e_s():
     """'nest' with the textbook table: e s fires first and takes the e that n e needed."""
     tok = train(SENNRICH, num_merges=10).tokenizer
-    assert tok.merges[:6] == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("n", "e")]
+    assert tok.model.merges[:6] == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w"), ("n", "e")]
     piece = tok.encode_with_trace("nest").pieces[0]
     assert piece.tokens == ("n", "est</w>")
     assert [(s.rank, s.pair) for s in piece.steps] == [(0, ("e", "s")), (1, ("es", "t")), (2, ("est", "</w>"))]

@@ -19,7 +19,7 @@ import pytest
 
 from bpe_core import Tokenizer, train
 from bpe_core import merging as merging_module
-from bpe_core.formats import bundled
+from bpe_core.formats import bundled, load_tiktoken
 from bpe_core.merging import INF, RANK, SEQUENTIAL, MergeOrder, RuleApplier
 from bpe_core.symbols import SHIFT
 
@@ -152,7 +152,7 @@ def test_byte_semantics_and_whole_piece_equal_the_old_loop(tmp_path):
     ranks.update({b"bc": 256, b"ab": 257, b"cd": 258, b"abcd": 259, b"aa": 260})  # abcd: a bc d, then whole
     path = tmp_path / "toy.tiktoken"
     path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()))
-    tok = Tokenizer.from_tiktoken(path, r"\S+|\s+")
+    tok = load_tiktoken(path, r"\S+|\s+")
     assert_same_as_old(tok, "abcd aabcd abc " + "a" * 300)
     piece = tok.encode_with_trace("abcd").pieces[0]
     assert piece.tokens == ("abcd",) and piece.steps[-1].width == 3 and piece.steps[-1].positions == (0,)

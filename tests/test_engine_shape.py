@@ -42,7 +42,7 @@ def test_keep_ids_do_not_depend_on_what_was_encoded_before(char_result):
     first = tok.encode("gin")
     assert first == [1, size, size + 1, 5]  # g is known; i, n get temporary ids in order of meeting
     assert tok.encode("ing") == [size, size + 1, 1, 5]  # i, n again first met: the same numbers
-    assert tok.encode("gin") == first and len(tok) == size and len(tok.vocab) == size
+    assert tok.encode("gin") == first and len(tok) == size and len(tok.model.vocab) == size
     assert tok.decode(first) == "gin"  # the returned list carries its temporary symbols
     assert isinstance(first, IdsWithTemporaries) and first.temporaries.ids() == range(size, size + 2)
     assert type(tok.encode("hug")) is list  # no temporary ids: a plain list
@@ -98,7 +98,7 @@ def test_two_threads_encoding_at_once_agree(char_result):
     tokenizers.append(train("hello world naïve café " * 5, num_merges=30, pretokenizer="gpt2", unit="byte").tokenizer)
     texts = [f"{t} {k} {'é' * (k % 3)}{chr(0x4E00 + k)}" for k in range(300) for t in TEXTS[:3]]
     for tok in tokenizers:
-        expected = [tok.with_fallback("bytes").with_fallback(tok.fallback).encode(t) for t in texts]
+        expected = [tok.with_fallback("bytes").with_fallback(tok.model.fallback).encode(t) for t in texts]
         assert _encode_in_two_threads(tok, texts) == [expected, expected]
 
 
@@ -112,9 +112,9 @@ def test_tokenizer_and_model_are_frozen_and_hashable(char_result):
     with pytest.raises(AttributeError, match="frozen"):
         tok.model.fallback = "unk"
     with pytest.raises(TypeError, match="frozen"):
-        tok.table.strings.append("x")
+        tok.model.table.strings.append("x")
     with pytest.raises(TypeError, match="frozen"):
-        tok.table.add_token("x", b"x")
+        tok.model.table.add_token("x", b"x")
     twin = pickle.loads(pickle.dumps(tok))
     assert twin == tok and hash(twin) == hash(tok) and twin.encode("hugs bug") == tok.encode("hugs bug")
     assert {tok: 1}[twin] == 1
@@ -126,7 +126,7 @@ def test_tokenizer_and_model_are_frozen_and_hashable(char_result):
 def test_swapping_the_pre_tokenizer_part(char_result):
     tok = char_result.tokenizer
     none = Tokenizer.from_parts(tok.model, PreTokenizer("none"), name="whole text")
-    assert none.model is tok.model and none.pretokenizer == "none" and tok.pretokenizer == "whitespace_eow"
+    assert none.model is tok.model and none.pre_tokenizer.name == "none" and tok.pre_tokenizer.name == "whitespace_eow"
     assert none.tokenize("hug") == tok.tokenize("hug")
     assert none.tokenize("hug hug") == ["h", "ug", " ", "hug</w>"]  # one pre-token: the space is kept, unseen
     with pytest.raises(OptionError, match="pre-tokenizer"):
@@ -216,7 +216,7 @@ def test_engine_modes_are_objects_not_string_comparisons():
     engine = [p for p in sorted(PACKAGE.rglob("*.py")) if p.parent.name != "formats"]
     found = [f"{p.name}:{line}" for p in engine for line in _mode_comparisons(p.read_text(encoding="utf-8"))]
     assert found == []
-    assert _mode_comparisons('if tok.unit == "byte" or eow in ("separate", "attached"):\n    pass\n') == [1, 1]
+    assert _mode_comparisons('if tok.model.unit == "byte" or eow in ("separate", "attached"):\n    pass\n') == [1, 1]
 
 
 def test_explanations_are_pure_functions():

@@ -57,7 +57,7 @@ def _tokenizer(unit: str, pre: str, eow: str | None, fallback: str):
 
 def _texts(tok, fallback: str) -> list[str]:
     """Characters outside the alphabet have no id in any file under "keep" (it invents ids while encoding)."""
-    return INSIDE + ([] if tok.unit == "char" and fallback == "keep" else OUTSIDE)
+    return INSIDE + ([] if tok.model.unit == "char" and fallback == "keep" else OUTSIDE)
 
 
 def _hf_ids(files: dict[str, bytes], texts: list[str]) -> list[list[int]]:
@@ -73,20 +73,22 @@ def _hf_pair_ids(tok, files: dict[str, bytes], texts: list[str], tmp_path) -> li
         (tmp_path / name).write_bytes(data)
     vocab = json.loads(files["vocab.json"])
     options: dict = {}
-    if tok.unit == "char":
-        if tok.end_of_word == "attached":
+    if tok.model.unit == "char":
+        if tok.model.end_of_word == "attached":
             options["end_of_word_suffix"] = "</w>"
-        if "<unk>" in vocab and tok.fallback == "unk":
+        if "<unk>" in vocab and tok.model.fallback == "unk":
             options["unk_token"] = "<unk>"
-        if tok.fallback == "bytes":
+        if tok.model.fallback == "bytes":
             options["byte_fallback"] = True
     hf = tokenizers.Tokenizer(
         models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), **options)
     )
     hf.pre_tokenizer = (
-        pre_tokenizers.ByteLevel(add_prefix_space=False) if tok.unit == "byte" else pre_tokenizers.WhitespaceSplit()
+        pre_tokenizers.ByteLevel(add_prefix_space=False)
+        if tok.model.unit == "byte"
+        else pre_tokenizers.WhitespaceSplit()
     )
-    hf.add_special_tokens(list(tok.special_tokens))
+    hf.add_special_tokens(list(tok.specials.ids))
     return [hf.encode(t, add_special_tokens=False).ids for t in texts]
 
 
@@ -155,8 +157,8 @@ def test_the_issue_example_is_refused_or_read_alike():
 
 def test_wikitext_unk_and_the_unk_fallback_share_one_id():
     tok = train("a <unk> b <unk> = <unk> =", num_merges=10, pretokenizer="whitespace").tokenizer.with_fallback("unk")
-    assert [s for s in tok.vocab if s == "<unk>"] == ["<unk>"]
-    unk = tok.vocab["<unk>"]
+    assert [s for s in tok.model.vocab if s == "<unk>"] == ["<unk>"]
+    unk = tok.model.vocab["<unk>"]
     assert tok.encode("<unk> Ω") == [unk, unk]
     files = export(tok, "hf_json")
     assert _hf_ids(files, ["<unk> Ω a"]) == [tok.encode("<unk> Ω a")]

@@ -26,7 +26,9 @@ from bpe_core.formats import (
     load,
     load_bytes,
     load_files,
+    load_gpt2,
     load_session,
+    load_tiktoken,
     prove,
     recover_merges,
     to_hf_json,
@@ -36,6 +38,8 @@ from bpe_core.formats import (
 from bpe_core.formats._common import rendered_to_bytes
 from bpe_core.pretokenize import GPT4_PATTERN
 from bpe_core.symbols import SymbolTable
+
+from .engine_helpers import retrain
 
 TEXT = (
     "The quick brown fox jumps over the lazy dog. The dog sleeps; the fox runs on and on.\n"
@@ -111,11 +115,11 @@ def test_gpt2_worked_examples():
 
 def test_gpt2_ids_are_the_files_ids():
     gpt2 = bundled("gpt2")
-    assert len(gpt2) == 50257 and gpt2.special_tokens == {"<|endoftext|>": 50256}
+    assert len(gpt2) == 50257 and gpt2.specials.ids == {"<|endoftext|>": 50256}
     # encoder.json orders the bytes printable-first: "!" is 0 and a space ("Ġ") is 220, not 32
-    assert gpt2.table.byte_ids[ord("!")] == 0 and gpt2.table.byte_ids[ord(" ")] == 220
-    assert gpt2.id_to_token(256) == "Ġt" and gpt2.merges[0] == ("Ġ", "t")
-    assert len(gpt2.merges) == 50000 and gpt2.merge_by == "pair"
+    assert gpt2.model.table.byte_ids[ord("!")] == 0 and gpt2.model.table.byte_ids[ord(" ")] == 220
+    assert gpt2.model.id_to_token(256) == "Ġt" and gpt2.model.merges[0] == ("Ġ", "t")
+    assert len(gpt2.model.merges) == 50000 and gpt2.model.merge_by == "pair"
 
 
 def test_bundled_is_cached_and_named():
@@ -128,25 +132,25 @@ def test_bundled_is_cached_and_named():
 
 def test_cl100k_ids_gaps_and_specials():
     cl = bundled("cl100k_base")
-    assert cl.merge_by == "bytes" and cl.pattern == GPT4_PATTERN
+    assert cl.model.merge_by == "bytes" and cl.pre_tokenizer.pattern == GPT4_PATTERN
     assert cl.encode("hello world") == [15339, 1917]
-    assert cl.special_tokens == CL100K_SPECIAL_TOKENS
+    assert cl.specials.ids == CL100K_SPECIAL_TOKENS
     assert cl.encode("<|endofprompt|>", allowed_special="all") == [100276]
     assert len(cl) == 100277
-    assert cl.table.gaps == frozenset([100256, *range(100261, 100276)])
+    assert cl.model.table.gaps == frozenset([100256, *range(100261, 100276)])
     for gap in (100256, 100270):
         with pytest.raises(TokenIdError, match=str(gap)):
             cl.decode([15339, gap])
         with pytest.raises(TokenIdError, match="not assigned"):
-            cl.id_to_token(gap)
-    assert "" not in cl.vocab and cl.vocab["<|endofprompt|>"] == 100276
+            cl.model.id_to_token(gap)
+    assert "" not in cl.model.vocab and cl.model.vocab["<|endofprompt|>"] == 100276
     assert cl.decode([15339, 1917, 100257]) == "hello world<|endoftext|>"
 
 
-def test_classmethods_load_the_shipped_files():
-    gpt2 = Tokenizer.from_gpt2(REFERENCE_DIR / "encoder.json", REFERENCE_DIR / "vocab.bpe")
+def test_file_loaders_load_the_shipped_files():
+    gpt2 = load_gpt2(REFERENCE_DIR / "encoder.json", REFERENCE_DIR / "vocab.bpe")
     assert gpt2.encode("hello a a") == bundled("gpt2").encode("hello a a") == [31373, 257, 257]
-    cl = Tokenizer.from_tiktoken(REFERENCE_DIR / "cl100k_base.tiktoken", GPT4_PATTERN, CL100K_SPECIAL_TOKENS)
+    cl = load_tiktoken(REFERENCE_DIR / "cl100k_base.tiktoken", GPT4_PATTERN, CL100K_SPECIAL_TOKENS)
     assert cl.encode(PROBE) == bundled("cl100k_base").encode(PROBE)
 
 
@@ -155,7 +159,7 @@ def test_load_recognises_the_shipped_files():
     assert loaded.format == "gpt2" and loaded.tokenizer.encode("hello") == [31373]
     cl = load(REFERENCE_DIR / "cl100k_base.tiktoken")  # OpenAI's published file: pattern and specials known
     assert cl.format == "tiktoken" and cl.tokenizer.name == "cl100k_base"
-    assert cl.tokenizer.special_tokens == CL100K_SPECIAL_TOKENS
+    assert cl.tokenizer.specials.ids == CL100K_SPECIAL_TOKENS
 
 
 def test_gpt2_trace_shows_each_merged_pair():
@@ -181,17 +185,17 @@ def test_cl100k_trace_pairs_are_the_pieces_that_merged():
 def test_recovered_pairs_equal_gpt2_merges():
     """vocab.bpe holds GPT-2's true pairs: recovering them from the ranks alone must give the same table."""
     gpt2 = bundled("gpt2")
-    ranks = {gpt2.table.data[i]: i for i in range(50256)}
+    ranks = {gpt2.model.table.data[i]: i for i in range(50256)}
     recovered = recover_merges(ranks)
-    assert [(a, b, new) for a, b, new in recovered] == gpt2.merge_ids
+    assert [(a, b, new) for a, b, new in recovered] == list(gpt2.model.merge_ids)
 
 
 def test_cl100k_recovered_pairs_rebuild_every_token():
     cl = bundled("cl100k_base")
-    data = cl.table.data
-    assert len(cl.merge_ids) == 100256 - 256
+    data = cl.model.table.data
+    assert len(cl.model.merge_ids) == 100256 - 256
     previous = -1
-    for a, b, new in cl.merge_ids:
+    for a, b, new in cl.model.merge_ids:
         assert data[a] + data[b] == data[new] and a < new and b < new and new > previous
         previous = new
 
@@ -220,7 +224,7 @@ def test_round_trip(case):
     loaded = load_files(files)
     assert loaded.format == fmt
     back = loaded.tokenizer
-    assert back.merges == tok.merges
+    assert back.model.merges == tok.model.merges
     probe = PROBE if kw["unit"] == "byte" else TEXT[:400]
     if fmt == "subword_nmt":  # codes hold no ids: the segmentation must survive
         assert back.tokenize(probe) == tok.tokenize(probe)
@@ -229,7 +233,7 @@ def test_round_trip(case):
         assert back.decode(back.encode(probe)) == tok.decode(tok.encode(probe))
     assert prove(tok, fmt, probe).ok
     again = load_files(export(back, fmt)).tokenizer  # a second round changes nothing
-    assert again.merges == back.merges and again.encode(probe) == back.encode(probe)
+    assert again.model.merges == back.model.merges and again.encode(probe) == back.encode(probe)
 
 
 @pytest.mark.parametrize("fmt", ["hf_json", "gpt2", "tiktoken", "subword_nmt", "session"])
@@ -254,11 +258,11 @@ def test_bundled_tokenizers_round_trip_through_their_formats():
 
 def test_merges_with_spaces_survive_tokenizer_json():
     tok = trained(unit="char", pretokenizer="trailing_space")
-    spaced = [m for m in tok.merges if " " in m[0] + m[1]]
+    spaced = [m for m in tok.model.merges if " " in m[0] + m[1]]
     assert spaced, "trailing_space should learn tokens such as 'the '"
     doc = json.loads(to_hf_json(tok))
-    assert [list(m) for m in tok.merges] == doc["model"]["merges"]
-    assert load_files({"tokenizer.json": to_hf_json(tok).encode()}).tokenizer.merges == tok.merges
+    assert [list(m) for m in tok.model.merges] == doc["model"]["merges"]
+    assert load_files({"tokenizer.json": to_hf_json(tok).encode()}).tokenizer.model.merges == tok.model.merges
 
 
 def test_session_keeps_settings_and_corpus_hash():
@@ -268,10 +272,10 @@ def test_session_keeps_settings_and_corpus_hash():
     assert session.config == result.config
     assert session.corpus_sha256 == corpus_sha256(TEXT) and session.corpus_name == "toy"
     assert session.matches(TEXT) and not session.matches(TEXT + "x")
-    assert session.tokenizer.vocab == result.tokenizer.vocab  # char-unit ids depend on the alphabet
-    assert session.retrain(TEXT, trace=False).merges == result.merges
+    assert session.tokenizer.model.vocab == result.tokenizer.model.vocab  # char-unit ids depend on the alphabet
+    assert retrain(session, TEXT, trace=False).merges == result.merges
     with pytest.raises(ValueError, match="sha256"):
-        session.retrain(TEXT + "x")
+        retrain(session, TEXT + "x")
     doc = json.loads(text)
     assert doc["format"] == "bpe-explorer-session" and doc["version"] == 1 and doc["settings"]["tie_break"]
 
@@ -287,7 +291,10 @@ def test_session_of_fallback_tokenizers():
                     export(tok, fmt)
                 continue
             back = load_files(export(tok, fmt)).tokenizer
-            assert back.fallback == fallback and back.encode("low lox ü") == tok.encode("low lox ü"), (fmt, fallback)
+            assert back.model.fallback == fallback and back.encode("low lox ü") == tok.encode("low lox ü"), (
+                fmt,
+                fallback,
+            )
 
 
 def test_exportable_names_a_reason_per_format():
@@ -420,7 +427,7 @@ def test_truncated_merges_txt_is_refused_not_read_as_special_tokens():
     cut = ("\n".join(lines[:40001]) + "\n").encode()  # the header and 40,000 of the 50,000 merges
     with pytest.raises(FormatError, match=r"10000 token\(s\) .* the merges look truncated"):
         load_files({"encoder.json": vocab, "vocab.bpe": cut})
-    assert load_files({"encoder.json": vocab, "vocab.bpe": "\n".join(lines).encode()}).tokenizer.special_tokens == {
+    assert load_files({"encoder.json": vocab, "vocab.bpe": "\n".join(lines).encode()}).tokenizer.specials.ids == {
         "<|endoftext|>": 50256
     }
 

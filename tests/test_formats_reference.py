@@ -1,7 +1,7 @@
 """Every import and export proven against the reference libraries on the shared corpora.
 
 tiktoken, tokenizers and subword-nmt are test-only dependencies; no network is used: tiktoken
-encodings are built from the files in ../shared/reference (the same bytes as reference_tokenizers/).
+encodings are built from the files in ../shared/reference (the same bytes as bpe_core/formats/data/).
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def test_rank_files_are_read_as_tiktoken_reads_them(reference_dir, tmp_path, mon
     path = tmp_path / "gpt2.tiktoken"  # GPT-2 written as a rank file: tiktoken reads the same ranks
     path.write_bytes(to_tiktoken(bundled("gpt2")))
     gpt2 = bundled("gpt2")
-    assert tiktoken.load.load_tiktoken_bpe(str(path)) == {gpt2.table.data[i]: i for i in range(50256)}
+    assert tiktoken.load.load_tiktoken_bpe(str(path)) == {gpt2.model.table.data[i]: i for i in range(50256)}
 
 
 # ----------------------------------------------------------------- what we train, exported
@@ -215,12 +215,12 @@ def test_tokenizer_json_with_attached_marker_on_held_out_text(training_text):
     tok = _train(training_text[:20000], pretokenizer="whitespace_eow", end_of_word="attached")
     held_out = training_text[20000:60000]
     hf = HFTokenizer.from_str(to_hf_json(tok))
-    size = len(tok.vocab)
-    held_out = "".join(ch for ch in held_out if ch in tok.table.char_ids or ch.isspace())  # within the alphabet
+    size = len(tok.model.vocab)
+    held_out = "".join(ch for ch in held_out if ch in tok.model.table.char_ids or ch.isspace())  # within the alphabet
     ours = tok.encode(held_out)
     theirs = hf.encode(held_out, add_special_tokens=False).ids
     assert ours == theirs, _first_difference(ours, theirs)
-    assert len(tok.vocab) == size  # encoding added no ids
+    assert len(tok.model.vocab) == size  # encoding added no ids
 
 
 @pytest.mark.parametrize("pretokenizer", ["gpt2", "gpt4", "none", "whitespace"])
@@ -242,7 +242,7 @@ def test_tiktoken_export_equals_tiktoken(training_text, probe, tmp_path, monkeyp
     assert ours == theirs, _first_difference(ours, theirs)
     assert enc.decode(theirs) == tok.decode(ours)
     back = load_files(export(tok, "tiktoken")).tokenizer  # and back into bpe_core, merging by bytes
-    assert back.merge_by == "bytes" and back.encode(text, allowed_special="all") == ours
+    assert back.model.merge_by == "bytes" and back.encode(text, allowed_special="all") == ours
 
 
 @pytest.mark.parametrize("end_of_word", ["attached", "separate"])

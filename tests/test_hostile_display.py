@@ -41,7 +41,7 @@ def _boxes(markup: str) -> list[tuple[str, str, str]]:
 def typed():
     result = train(TYPED, num_merges=12, pretokenizer="whitespace_eow", end_of_word="separate")
     literal = next(s.token_id for s in result.summaries if s.token == MARKER)  # '<' '/' 'w' '>' merged
-    marker = result.tokenizer.table.marker_id
+    marker = result.tokenizer.model.table.marker_id
     assert literal != marker  # the typed text and the marker are two symbols that spell one string
     return result, literal, marker
 
@@ -67,7 +67,7 @@ def test_a_typed_marker_that_ends_a_token_is_not_taken_for_the_marker(typed):
     result, _literal, marker = typed
     # 'a' 'b' '<' '/' 'w' '>' merged: no marker, though its string ends in '</w>'
     typed_ab = next(s.token_id for s in result.summaries if s.token == "ab</w>")
-    assert not result.tokenizer.token_ends_word(typed_ab) and result.tokenizer.token_ends_word(marker)
+    assert not result.tokenizer.model.token_ends_word(typed_ab) and result.tokenizer.model.token_ends_word(marker)
     k = next(k for k, s in enumerate(result.summaries) if s.token_id == typed_ab)
     (change,) = result.word_changes(k)
     boxes = _boxes(change_html(change, result.tokenizer))
@@ -109,7 +109,7 @@ def test_special_tokens_are_words_of_their_own_under_whitespace_eow(eow_tokenize
 
 def test_only_special_tokens_keep_the_space_between_them(eow_tokenizer):
     tok = eow_tokenizer
-    a, b = (tok.special_tokens[s] for s in SPECIALS)
+    a, b = (tok.specials.ids[s] for s in SPECIALS)
     assert tok.encode("<a> <b>", allowed_special="all") == [a, b]
     assert tok.decode([a, b]) == "<a> <b>" and tok.decode([a]) == "<a>" and tok.decode([b, a, b]) == "<b> <a> <b>"
 
@@ -165,7 +165,7 @@ def test_a_typed_byte_token_name_and_the_bytes_fallback_refuse_with_the_true_rea
     text = "<0x41> Ω ab x<0x41>y"
     ids = tok.encode(text)
     assert tok.decode(ids) == tok.decode(tok.encode(tok.decode(ids)))
-    typed = [i for i, s in enumerate(tok.table.strings) if s == "<0x41>" and i not in tok.byte_fallback_ids]
+    typed = [i for i, s in enumerate(tok.model.table.strings) if s == "<0x41>" and i not in tok.model.byte_fallback_ids]
     clashes = 0
     for fmt in ("hf_json", "gpt2", "tiktoken", "subword_nmt", "session"):
         try:
@@ -183,7 +183,7 @@ def test_a_typed_byte_token_name_and_the_bytes_fallback_refuse_with_the_true_rea
             hf = tokenizers.Tokenizer.from_str(files["tokenizer.json"].decode())
             assert hf.encode(text, add_special_tokens=False).ids == ids
     if pre != "gpt2":  # the regex pre-tokenizer cuts '<0x41>' apart: nothing learned spells it
-        assert typed and tok.decode([typed[0]]) == "<0x41>" and tok.decode([tok.byte_fallback_ids[0x41]]) == "A"
+        assert typed and tok.decode([typed[0]]) == "<0x41>" and tok.decode([tok.model.byte_fallback_ids[0x41]]) == "A"
         assert clashes >= 1
 
 
@@ -198,4 +198,4 @@ def test_the_encode_pages_final_tokens_are_drawn_from_ids(typed):
     (piece,) = byte_tok.encode_with_trace("<0x41>Ω").pieces
     views = piece_views(piece)
     assert [(v.raw, v.fallback) for v in views] == [("<0x41>", False), ("<0xCE>", True), ("<0xA9>", True)]
-    assert views[0].token_id != byte_tok.byte_fallback_ids[0x41]
+    assert views[0].token_id != byte_tok.model.byte_fallback_ids[0x41]

@@ -3,7 +3,7 @@ languages, malformed headers refused with the line named, premiums pinned agains
 the same sections, and premium curves over a merge table checked against truncated tables.
 
 tiktoken is a test-only dependency; no network is used: the encodings are built from the reference
-files (the same bytes as reference_tokenizers/), as in tests/test_formats_reference.py.
+files (the same bytes as bpe_core/formats/data/), as in tests/test_formats_reference.py.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def test_unseen_characters_are_the_traces_fallbacks_and_each_stays_a_token(secti
     fell = {code: sum(len(p.fallbacks) for p in tok.encode_with_trace(t).pieces) for code, t in texts.items()}
     assert unseen == fell
     assert unseen["eng"] == 0 and unseen["rus"] > 0
-    han = sum(not ch.isspace() for ch in texts["cmn_hans"] if ch not in english.tokenizer.vocab)
+    han = sum(not ch.isspace() for ch in texts["cmn_hans"] if ch not in english.tokenizer.model.vocab)
     assert unseen["cmn_hans"] == han  # every Han character: none is in an English table's alphabet
     # "All human beings are born free" in Chinese, one word: its six characters and the word's </w>
     word = "人人生而自由"

@@ -1,4 +1,4 @@
-"""o200k_base (GPT-4o's table), shipped in reference_tokenizers/: hash check, tiktoken's pattern and special tokens,
+"""o200k_base (GPT-4o's table), shipped in bpe_core/formats/data/: hash check, tiktoken's pattern and special tokens,
 and ids equal to tiktoken's on every shared corpus.
 
 tiktoken is a test-only dependency; no network is used: tiktoken's own ``o200k_base()`` constructor is read with its
@@ -88,14 +88,16 @@ def test_worked_examples_and_specials(o200k, o200k_tiktoken):
 
 
 def test_ids_ranks_and_gaps(o200k):
-    assert o200k.merge_by == "bytes" and o200k.pattern == O200K_PATTERN and o200k.name == "o200k_base"
-    assert o200k.special_tokens == O200K_SPECIAL_TOKENS
+    assert (
+        o200k.model.merge_by == "bytes" and o200k.pre_tokenizer.pattern == O200K_PATTERN and o200k.name == "o200k_base"
+    )
+    assert o200k.specials.ids == O200K_SPECIAL_TOKENS
     assert len(o200k) == 200019
-    assert o200k.table.gaps == frozenset([199998, *range(200000, 200018)])
-    data = o200k.table.data
-    assert len(o200k.merge_ids) == 199998 - 256
+    assert o200k.model.table.gaps == frozenset([199998, *range(200000, 200018)])
+    data = o200k.model.table.data
+    assert len(o200k.model.merge_ids) == 199998 - 256
     previous = -1
-    for a, b, new in o200k.merge_ids:  # every recovered pair rebuilds its token from two lower ranks
+    for a, b, new in o200k.model.merge_ids:  # every recovered pair rebuilds its token from two lower ranks
         assert data[a] + data[b] == data[new] and a < new and b < new and new > previous
         previous = new
 
@@ -103,7 +105,10 @@ def test_ids_ranks_and_gaps(o200k):
 def test_an_upload_of_the_published_file_needs_no_sidecar():
     loaded = load(REFERENCE_DIR / "o200k_base.tiktoken")
     assert loaded.format == "tiktoken" and loaded.tokenizer.name == "o200k_base"
-    assert loaded.tokenizer.pattern == O200K_PATTERN and loaded.tokenizer.special_tokens == O200K_SPECIAL_TOKENS
+    assert (
+        loaded.tokenizer.pre_tokenizer.pattern == O200K_PATTERN
+        and loaded.tokenizer.specials.ids == O200K_SPECIAL_TOKENS
+    )
 
 
 def test_a_damaged_or_missing_file_is_refused(tmp_path, monkeypatch):

@@ -80,12 +80,12 @@ def test_byte_unit_offsets_count_characters():
 
 def test_base_and_special_tokens_are_leaves():
     tok = Tokenizer.from_merges([("a", "b")], special_tokens=["<pad>"])
-    special = merge_tree(tok, tok.special_tokens["<pad>"])
+    special = merge_tree(tok, tok.specials.ids["<pad>"])
     assert special.is_leaf and special.rank is None and special.leaves() == [special]
     assert special.kind == "special"
-    base = merge_tree(tok, tok.vocab["a"])
+    base = merge_tree(tok, tok.model.vocab["a"])
     assert base.is_leaf and base.rank is None and base.kind == "base"
-    assert merge_tree(tok, tok.vocab["ab"]).kind == "merge"
+    assert merge_tree(tok, tok.model.vocab["ab"]).kind == "merge"
 
 
 def test_leaf_kinds_of_real_and_fallback_tables():
@@ -93,7 +93,7 @@ def test_leaf_kinds_of_real_and_fallback_tables():
     assert merge_tree(gpt2, 50256).kind == "special"  # <|endoftext|>: no merge tree
     assert merge_tree(gpt2, 0).kind == "base"  # '!'
     char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
-    assert merge_tree(char, char.byte_fallback_ids[0xC3]).kind == "fallback"  # <0xC3>
+    assert merge_tree(char, char.model.byte_fallback_ids[0xC3]).kind == "fallback"  # <0xC3>
 
 
 def test_token_ids_from_links_and_their_messages():
@@ -122,7 +122,7 @@ def test_token_ids_from_links_and_their_messages():
 
 def test_duplicate_token_strings_follow_the_lowest_rank_rule():
     tok = Tokenizer.from_merges([("b", "c"), ("a", "b"), ("ab", "c"), ("abc", "d"), ("a", "bc")], pretokenizer="none")
-    tree = merge_tree(tok, tok.vocab["abc"])
+    tree = merge_tree(tok, tok.model.vocab["abc"])
     assert shape(tree) == ("abc", 2, ("ab", 1, "a", "b"), "c")
 
 
@@ -164,19 +164,19 @@ def test_every_token_of_a_real_table(name):
         except TokenIdError:  # cl100k_base leaves ids 100256 and 100261..100275 unassigned (o200k_base too)
             continue
         checked += 1
-        assert b"".join(leaf.data for leaf in tree.leaves()) == tree.data == tok.token_bytes(tid)
+        assert b"".join(leaf.data for leaf in tree.leaves()) == tree.data == tok.model.token_bytes(tid)
         if not tree.is_leaf:
             assert tree.left.rank is None or tree.left.rank < tree.rank
             assert tree.right.rank is None or tree.right.rank < tree.rank
-    assert checked == len(tok.vocab)
+    assert checked == len(tok.model.vocab)
 
 
 def test_find_tokens_exact_first_then_containing():
     result = train(LOW, num_merges=10)
     tok = result.tokenizer
     found = find_tokens(tok, "est")
-    assert found[0] == tok.vocab["est"]
-    assert set(found[1:]) == {tok.vocab["est</w>"], tok.vocab["newest</w>"]}
+    assert found[0] == tok.model.vocab["est"]
+    assert set(found[1:]) == {tok.model.vocab["est</w>"], tok.model.vocab["newest</w>"]}
     assert find_tokens(tok, "") == []
     assert find_tokens(tok, "13")[0] == 13
     assert find_tokens(tok, "²") == [] and find_tokens(tok, "9" * 5000) == []  # no ValueError from int()

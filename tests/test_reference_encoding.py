@@ -64,7 +64,7 @@ def ours(trained, corpora):
 def tiktoken_encoding(tok: Tokenizer, pattern: str):
     """A tiktoken ``Encoding`` with ``tok``'s tokens as mergeable ranks (rank = our id)."""
     tiktoken = pytest.importorskip("tiktoken")
-    ranks = {tok.token_bytes(i): i for i in range(len(tok))}
+    ranks = {tok.model.token_bytes(i): i for i in range(len(tok))}
     assert len(ranks) == len(tok), "two ids share the same bytes: not a tiktoken rank table"
     return tiktoken.Encoding(name="bpe_core", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
 
@@ -83,9 +83,9 @@ def hf_pre_tokenizer(pretokenizer: str):
 
 
 def hf_tokenizer(tok: Tokenizer, pretokenizer: str):
-    """A Hugging Face ``BPE`` model built from ``tok.vocab`` and ``tok.merges``."""
+    """A Hugging Face ``BPE`` model built from ``tok.model.vocab`` and ``tok.model.merges``."""
     tokenizers = pytest.importorskip("tokenizers")
-    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=tok.vocab, merges=tok.merges))
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=tok.model.vocab, merges=tok.model.merges))
     hf.pre_tokenizer = hf_pre_tokenizer(pretokenizer)
     return hf
 
@@ -124,7 +124,7 @@ def test_byte_rank_encoder_matches_tiktoken(trained, corpora, pretokenizer, name
     rank, one merge at a time), so it must agree with tiktoken on any table.
     """
     tok = trained[pretokenizer]
-    byte_rank = Tokenizer(tok.table, tok.merge_ids, pretokenizer=pretokenizer, merge_by="bytes")
+    byte_rank = Tokenizer(tok.model.table, tok.model.merge_ids, pretokenizer=pretokenizer, merge_by="bytes")
     text = corpora[name]
     assert byte_rank.encode(text) == tiktoken_encoding(tok, PATTERNS[pretokenizer]).encode_ordinary(text)
 

@@ -2,7 +2,7 @@
 
 * subword-nmt ``learn_bpe`` (Sennrich's reference implementation, codes format 0.2);
 * Hugging Face ``tokenizers`` ``BpeTrainer`` with the byte-level pre-tokenizer;
-* :func:`bpe_core.naive.naive_train`, which recounts every pair before every merge.
+* :func:`tests.naive_bpe.naive_train`, which recounts every pair before every merge.
 
 Each test says why the two sides are configured to mean the same thing. The corpora
 come from ``../shared`` through the ``corpora`` fixture (tests skip when it is absent);
@@ -21,8 +21,9 @@ import pytest
 
 from bench.corpora import sample
 from bpe_core import TIE_BREAKS, train
-from bpe_core.naive import naive_train
 from bpe_core.pretokenize import GPT4_PATTERN
+
+from .naive_bpe import naive_train
 
 CORPUS_NAMES = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript", "code")
 NUM_MERGES = 1000

@@ -109,7 +109,7 @@ def test_a_trained_tokenizer_with_nested_special_tokens_gives_hugging_faces_ids(
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_no_published_special_token_starts_another_so_tiktoken_agrees_there(name):
-    specials = list(bundled(name).table.special_ids)
+    specials = list(bundled(name).model.table.special_ids)
     assert specials
     assert not [(a, b) for a in specials for b in specials if a != b and b.startswith(a)]
 

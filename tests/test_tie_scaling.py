@@ -2,7 +2,7 @@
 
 Three kinds of proof, none of them timed:
 
-* the fast paths equal a recount from the definitions (:mod:`bpe_core.naive`, and
+* the fast paths equal a recount from the definitions (:mod:`tests.naive_bpe`, and
   a plain rescan for the leftmost-first encoding) on tie-heavy random corpora;
 * the Python lines the engine executes, and its peak memory (``tracemalloc``),
   grow about 4x when the input grows 4x (a quadratic path grows 16x);
@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 import bpe_core
 from bpe_core import TIE_BREAKS, train
 from bpe_core.checking import _leftmost_states, check_encoding, check_merges, find_settings
-from bpe_core.naive import naive_steps
 from bpe_core.ranking import FirstPlaces
 from bpe_core.symbols import SHIFT
 
 from .conftest import CORPORA
+from .naive_bpe import naive_steps
 from .test_hostile import GB, run_limited
 
 ENGINE = str(Path(bpe_core.__file__).parent)

@@ -1,7 +1,7 @@
 """The lazy trace equals an eager recomputation: every step's view rebuilt by recounting every pair.
 
 :attr:`bpe_core.TrainResult.steps` builds each step from the recorded count
-changes, snapshots and corpus layout; :func:`bpe_core.naive.naive_steps`
+changes, snapshots and corpus layout; :func:`tests.naive_bpe.naive_steps`
 recounts the whole corpus before every merge and ranks pairs from the tie
 rules' definitions. On a sample of every shared corpus, under all four tie
 rules, the two must agree at sampled steps: top pairs, every tied pair in order
@@ -16,8 +16,9 @@ import pytest
 
 from bench.corpora import sample
 from bpe_core import TIE_BREAKS, recorder, train
-from bpe_core.naive import naive_steps
 from tests.conftest import TEXT_CORPORA
+
+from .naive_bpe import naive_steps
 
 MODES = {
     "first_seen": {"pretokenizer": "whitespace_eow", "end_of_word": "separate"},

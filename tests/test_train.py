@@ -11,9 +11,10 @@ import pytest
 
 import bpe_core
 from bpe_core import BPEError, BudgetError, EmptyCorpusError, OptionError, train
-from bpe_core.naive import naive_train
 
 from .conftest import REPO
+from .engine_helpers import initial_segmentations
+from .naive_bpe import naive_train
 
 LOW = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider new new"
 
@@ -190,8 +191,8 @@ def test_attached_marker_matches_subword_nmt_form():
 def test_literal_end_of_word_text_is_not_the_marker():
     """A corpus that spells '</w>' gets four ordinary characters, then the real marker."""
     r = train("x</w> x</w> x</w>", num_merges=5, pretokenizer="whitespace_eow")
-    assert r.initial_segmentations[0] == ("x", "<", "/", "w", ">", "</w>")
-    marker_id = r.tokenizer.table.marker_id
+    assert initial_segmentations(r)[0] == ("x", "<", "/", "w", ">", "</w>")
+    marker_id = r.tokenizer.model.table.marker_id
     literal = r.tokenizer.encode("</w>")
     assert marker_id in literal and literal.count(marker_id) == 1
     assert r.tokenizer.decode(r.tokenizer.encode("x</w> a</w>")) == "x</w> a</w>"
@@ -206,14 +207,14 @@ def test_literal_marker_text_stays_apart_in_the_trace_views():
     assert last[0].merged_at == (0,)  # the new token, not the merge-0 token with the same string
     assert last == list(r.steps[4].words)
     assert r.segmentation(1, 5) == ("a</w>", "</w>")
-    assert r.tokenizer.replay_ids("a</w>", 5) == (r.steps[4].token_id, r.tokenizer.table.marker_id)
+    assert r.tokenizer.model.replay_ids("a</w>", 5) == (r.steps[4].token_id, r.tokenizer.model.table.marker_id)
 
 
 def test_pair_counts_by_id_keep_pairs_that_render_alike():
     r = train({"a": 10, "a</w>": 10, "xa": 2, "xa</w>": 2}, num_merges=5)
     merged_eow, literal = r.steps[0].token_id, r.steps[4].token_id  # both render as 'a</w>'
     assert r.symbol_strings[merged_eow] == r.symbol_strings[literal] == "a</w>"
-    x, marker = r.vocab["x"], r.tokenizer.table.marker_id
+    x, marker = r.vocab["x"], r.tokenizer.model.table.marker_id
     by_id = r.pair_counts_at(5, by_id=True)
     assert by_id == {(literal, marker): 12, (x, merged_eow): 2, (x, literal): 2}
     assert r.pair_counts_at(5) == {("a</w>", "</w>"): 12, ("x", "a</w>"): 4}

@@ -6,7 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_core import TIE_BREAKS, train
-from bpe_core.naive import naive_train
+
+from .engine_helpers import initial_segmentations, replay
+from .naive_bpe import naive_train
 
 SYMBOLS = st.sampled_from(["a", "b", "c", "d", "e", "é", "🙂", "</w>", "<", "w", ">"])
 """Mostly letters, with a multi-byte character, an emoji and the marker's text typed literally."""
@@ -38,7 +40,7 @@ def test_winning_counts_never_increase(corpus, mode, rule):
 def test_replaying_the_trace_reproduces_the_final_segmentation(corpus, mode, rule):
     """Start from the base symbols, apply every recorded word change in order: the result is the final cut."""
     r = train(corpus, num_merges=25, tie_break=rule, min_frequency=1, **mode)
-    segs = {i: seg for i, seg in enumerate(r.initial_segmentations)}
+    segs = {i: seg for i, seg in enumerate(initial_segmentations(r))}
     index = {word: i for i, (word, _f) in enumerate(r.words)}
     for k, step in enumerate(r.steps):
         changes = r.word_changes(k)
@@ -54,7 +56,7 @@ def test_replaying_the_trace_reproduces_the_final_segmentation(corpus, mode, rul
     for i in segs:
         assert segs[i] == r.segmentation(i, r.num_merges)
         # the tokenizer's sequential replay of the merge table agrees with the trace
-        assert segs[i] == r.tokenizer.replay(r.words[i][0], r.num_merges)
+        assert segs[i] == replay(r.tokenizer, r.words[i][0], r.num_merges)
 
 
 @settings(max_examples=100, deadline=None)

@@ -237,7 +237,7 @@ def test_keep_fallback_ids_are_marked_temporary():
     from viz.encode_views import temporary_ids
 
     tok = train("hug pug bug", num_merges=2).tokenizer  # 8 ids: h u g p b </w>, ug, ug</w>
-    assert len(tok.table) == 8 and temporary_ids(tok.encode_with_trace("hug bug")) == range(0)
+    assert len(tok.model.table) == 8 and temporary_ids(tok.encode_with_trace("hug bug")) == range(0)
     kept = tok.with_fallback("keep")
     views = token_views(kept, kept.encode_with_trace("hugs 🙂"))
     assert [(v.text, v.token_id, v.temporary) for v in views if v.fallback] == [("s", 8, True), ("🙂", 9, True)]
@@ -506,7 +506,7 @@ def test_rule_token_ids_follow_the_merge_table_position_not_the_id():
     result = train(" ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3), num_merges=10)
     tok = result.tokenizer
     (piece,) = tok.encode_with_trace("newest").pieces
-    assert [tok.id_to_token(i) for i in rule_token_ids(tok, piece)] == [a.token for a in piece.steps]
+    assert [tok.model.id_to_token(i) for i in rule_token_ids(tok, piece)] == [a.token for a in piece.steps]
     gpt2 = bundled("gpt2")
     (hello,) = gpt2.encode_with_trace("Hello").pieces
     assert hello.steps[-1].token == "Hello" and hello.steps[-1].rank != 15496  # a rank file: position, not id

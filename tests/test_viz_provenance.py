@@ -81,7 +81,7 @@ def test_every_icicle_box_has_text_of_wcag_aa_contrast():
         text_color("#777777")  # mid-grey: neither black nor white text passes
     letters = "abcdefghijk"
     chain = Tokenizer.from_merges([(letters[:i], letters[i]) for i in range(1, 11)], pretokenizer="none")
-    deep = bpe_core.merge_tree(chain, chain.vocab[letters])  # ten levels of merges: every fill of the icicle
+    deep = bpe_core.merge_tree(chain, chain.model.vocab[letters])  # ten levels of merges: every fill of the icicle
     trace = tree_figure(deep).data[0]
     assert trace.leaf.opacity == 1  # plotly's default 0.7 would draw the leaves lighter than the fill checked
     fills, texts = trace.marker.colors, trace.textfont.color
@@ -92,7 +92,7 @@ def test_every_icicle_box_has_text_of_wcag_aa_contrast():
 
 def test_icicle_escapes_markup_in_tokens():
     tok = Tokenizer.from_merges([("<", "b"), ("<b", ">")], pretokenizer="none")
-    tree = bpe_core.merge_tree(tok, tok.vocab["<b>"])
+    tree = bpe_core.merge_tree(tok, tok.model.vocab["<b>"])
     trace = tree_figure(tree).data[0]
     assert trace.labels == ("&lt;b&gt;<br>rank 1", "&lt;b<br>rank 0", "&lt;", "b", "&gt;")
     assert all("<b>" not in text and "&lt;b&gt;" in text for text in trace.hovertext[:1])
@@ -134,7 +134,7 @@ def test_tree_summaries():
         "&lt;|endoftext|&gt; (id 50,256)<br>special token",
     )
     char = train("café", num_merges=2).tokenizer.with_fallback("bytes")
-    byte = bpe_core.merge_tree(char, char.byte_fallback_ids[0xC3])
+    byte = bpe_core.merge_tree(char, char.model.byte_fallback_ids[0xC3])
     assert tree_summary(byte) == (
         f"“<0xC3>” (id {byte.token_id:,}) is a fallback token: it stands for a byte or character outside the base "
         "alphabet, so no merge forms it and it has no merge tree."
@@ -188,7 +188,7 @@ def test_the_merge_list_marks_audited_tokens():
     result = train(TEXTBOOK, num_merges=10)
     tok = result.tokenizer
     audit = bpe_core.audit_vocabulary(tok, TEXTBOOK)
-    ids = [tok.vocab[s] for s in ("est", "newest</w>", "s")]
+    ids = [tok.model.vocab[s] for s in ("est", "newest</w>", "s")]
     frame = tokens_frame(tok, ids, display_of(result), audit)
     assert list(frame.columns) == ["id", "token", "rank", "left", "right", "uses", "audit"]
     assert frame["uses"].tolist() == [0, 6, 0]
@@ -203,7 +203,7 @@ def test_audit_lists_and_summary():
     frame = audit_frame(made, audit, "unreachable")
     assert frame.to_dict("records") == [
         {
-            "id": made.vocab["xer</w>"],
+            "id": made.model.vocab["xer</w>"],
             "token": "xer</w>",
             "bytes": "xer ",
             "uses": 0,

@@ -164,7 +164,7 @@ def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.T
 
 
 READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
-"""The real tokenizers shipped in reference_tokenizers/, by the label the Encode page shows."""
+"""The real tokenizers shipped in bpe_core/formats/data/, by the label the Encode page shows."""
 
 AT_START = ("GPT-2", "cl100k_base")
 """Parsed in the background once the server is first idle (about a second of CPU, 100 MB). o200k_base (2.4 s,
@@ -264,7 +264,7 @@ def with_fallback(tokenizer: bpe_core.Tokenizer, fallback: str) -> bpe_core.Toke
     Raises:
         bpe_core.BPEError: an unknown fallback.
     """
-    return tokenizer.with_fallback(fallback) if tokenizer.unit == "char" else tokenizer
+    return tokenizer.with_fallback(fallback) if tokenizer.model.unit == "char" else tokenizer
 
 
 @dataclass(frozen=True)
@@ -404,7 +404,7 @@ def order_can_differ(_tokenizer: bpe_core.Tokenizer, source: Hashable) -> int:
 
     See :func:`viz.encode_views.multi_rule_tokens`; ``source`` names the tokenizer as for :func:`encoded`.
     """
-    return multi_rule_tokens(_tokenizer.merges)
+    return multi_rule_tokens(_tokenizer.model.merges)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -76,7 +76,7 @@ def _story(story: build.Story, upto: int, tok: Tokenizer) -> None:
     """Draw ``upto`` rows of a pre-token's story (as the Encode page's player does) and its caption."""
     show = display_of(tok)
     st.markdown(story.title)
-    st.html(story_html(story.rows, upto, tok.unit, end_of_word_mode(tok), story.blocked))
+    st.html(story_html(story.rows, upto, tok.model.unit, end_of_word_mode(tok), story.blocked))
     st.caption(plain(story_caption(story.rows, upto, story.blocked, show)))
 
 

@@ -127,13 +127,13 @@ def token_picker(source: Tokenizer | TrainResult, ids: Sequence[int], *, key: st
     """Pills for the distinct tokens of ``ids`` (first :data:`MAX_PICKS`); clicking one draws its tree below."""
     tokenizer = source.tokenizer if isinstance(source, TrainResult) else source
     show = display_of(source)
-    distinct = [i for i in dict.fromkeys(ids) if 0 <= i < tokenizer.vocab_size][:MAX_PICKS]
+    distinct = [i for i in dict.fromkeys(ids) if 0 <= i < len(tokenizer)][:MAX_PICKS]
     if not distinct:
         return
     picked = st.pills(
         "Click a token to see the merges that built it",
         distinct,
-        format_func=lambda i: f"{show(tokenizer.id_to_token(i))} ({i})",
+        format_func=lambda i: f"{show(tokenizer.model.id_to_token(i))} ({i})",
         key=key,
     )
     if picked is not None:

@@ -113,7 +113,7 @@ def corpus_strip(result: TrainResult, excerpt: Excerpt, k: int) -> CorpusStrip:
         raise ValueError(f"merge {k!r} is out of range 0..{result.num_merges - 1}")
     tokenizer = result.tokenizer
     new_id = result.steps[k].token_id
-    replay = result.tokenizer.replay_ids
+    replay = result.tokenizer.model.replay_ids
     views: list[TokenView] = []
     starts: list[int] = []
     before_count = fired = 0

@@ -220,7 +220,7 @@ def blocked_lesson(result: TrainResult, word: str) -> BlockedLesson:
     pieces = tuple(
         PieceStory(
             f"Pre-token {visible(piece.text)!r}: its symbols, then each rule that fired",
-            strings_row(piece.initial, tok.unit, end_of_word_mode(tok)),
+            strings_row(piece.initial, tok.model.unit, end_of_word_mode(tok)),
             rule_steps_frame(piece, show),
             blocked_frame(piece, show) if blocked_rules(piece) else None,
         )
@@ -482,7 +482,7 @@ def sentence_after(result: TrainResult, sentence: str, merges: int) -> str:
     last of them formed outlined. In a learned table every rule's parts are older rules, so encoding applies
     them in rank order and the state after the rules below ``merges`` is the sentence after that many merges."""
     tok = result.tokenizer
-    unit, eow = tok.unit, end_of_word_mode(tok)
+    unit, eow = tok.model.unit, end_of_word_mode(tok)
     views: list[TokenView] = []
     for piece in tok.encode_with_trace(sentence).pieces:
         if piece.special:

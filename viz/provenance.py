@@ -321,11 +321,11 @@ def audit_frame(
     gives instead, :func:`bpe_core.audit.own_encoding`)."""
     rows = []
     for i in audit_ids(audit, kind)[:limit]:
-        raw = tokenizer.token_bytes(i)
-        row: dict[str, object] = {"id": i, "token": show(tokenizer.id_to_token(i)), "bytes": describe_bytes(raw)}
+        raw = tokenizer.model.token_bytes(i)
+        row: dict[str, object] = {"id": i, "token": show(tokenizer.model.id_to_token(i)), "bytes": describe_bytes(raw)}
         row |= _audit_cells(audit, i)
         if kind == "unreachable":
-            row[OWN_TEXT] = " | ".join(show(tokenizer.id_to_token(j)) for j in own_encoding(tokenizer, i) or ())
+            row[OWN_TEXT] = " | ".join(show(tokenizer.model.id_to_token(j)) for j in own_encoding(tokenizer, i) or ())
         rows.append(row)
     columns = ["id", "token", "bytes", *_audit_columns(audit)] + ([OWN_TEXT] if kind == "unreachable" else [])
     frame = pd.DataFrame(rows, columns=columns)
@@ -394,7 +394,7 @@ def unseen_lesson(tokenizer: Tokenizer, tokenizer_text: str, model_text: str, sh
             continue
         rows.append(
             {
-                "token": show(tokenizer.id_to_token(i)),
+                "token": show(tokenizer.model.id_to_token(i)),
                 "id": i,
                 "in tokenizer text": own.uses(i),
                 "in model text": 0,

@@ -45,9 +45,6 @@ SHOWN_KEY_CHARS = 120
 _RTL_CLASSES = frozenset({"R", "AL", "AN"})
 """Bidi classes that reorder the text around them (Hebrew, Arabic letters, Arabic-Indic digits)."""
 
-HIGHLIGHT = "#f59e0b"
-"""Border colour of a token that the current merge just formed."""
-
 WHITESPACE_SYMBOLS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍", "\u00a0": "⍽"}
 """How whitespace is made visible: space ·, tab →, newline ↵, carriage return ␍, no-break space ⍽."""
 
@@ -262,7 +259,7 @@ def view_of_id(tokenizer: Tokenizer, token_id: int) -> TokenView:
     """Build a :class:`TokenView` from a vocabulary id, as the Encode page draws its tokens.
 
     The text comes from the token's bytes and the end-of-word marker from its id's flag
-    (:meth:`bpe_core.Tokenizer.token_ends_word`), never from its string: a literal ``</w>``
+    (:meth:`bpe_core.MergeModel.token_ends_word`), never from its string: a literal ``</w>``
     typed in the corpus is drawn as the text ``</w>``, and only the marker as the marker.
 
     Args:
@@ -272,14 +269,14 @@ def view_of_id(tokenizer: Tokenizer, token_id: int) -> TokenView:
     Raises:
         bpe_core.TokenIdError: the id is outside the vocabulary.
     """
-    data = tokenizer.token_bytes(token_id)
-    eow = tokenizer.token_ends_word(token_id)
+    data = tokenizer.model.token_bytes(token_id)
+    eow = tokenizer.model.token_ends_word(token_id)
     if eow:
         data = data[:-1]  # the marker decodes to one space
     text = describe_bytes(data)
     return TokenView(
         text=text,
-        raw=tokenizer.id_to_token(token_id),
+        raw=tokenizer.model.id_to_token(token_id),
         token_id=token_id,
         end_of_word=eow,
         partial=text.startswith("⟨") and bool(data),
@@ -336,12 +333,12 @@ def end_of_word_mode(source: Tokenizer | TrainResult) -> bool:
     """True when ``source`` (a tokenizer or a training result) ends words with the ``</w>`` marker."""
     if isinstance(source, TrainResult):
         return source.config.pretokenizer == "whitespace_eow"
-    return source.end_of_word is not None
+    return source.model.end_of_word is not None
 
 
 def unit_of(source: Tokenizer | TrainResult) -> str:
     """``"char"`` or ``"byte"``: the base symbols of a tokenizer or a training result."""
-    return source.config.unit if isinstance(source, TrainResult) else source.unit
+    return source.config.unit if isinstance(source, TrainResult) else source.model.unit
 
 
 def display_of(source: Tokenizer | TrainResult) -> Callable[[str], str]:
@@ -473,7 +470,9 @@ def change_html(change: WordChange, tokenizer: Tokenizer) -> str:
     """
     if not change.after_ids:
         eow = end_of_word_mode(tokenizer)
-        return word_change_html(change.before, change.after, change.merged_at, tokenizer.unit, eow, change.excerpt)
+        return word_change_html(
+            change.before, change.after, change.merged_at, tokenizer.model.unit, eow, change.excerpt
+        )
     b = [view_of_id(tokenizer, i) for i in change.before_ids]
     a = [view_of_id(tokenizer, i) for i in change.after_ids]
     return _change_html(b, a, change.merged_at, change.excerpt)

@@ -2,7 +2,7 @@
 
 Loading (the ids are always the file's ids):
 
-* :func:`bundled` -- the GPT-2 and cl100k_base tables shipped in ``reference_tokenizers/``, parsed once per process;
+* :func:`bundled` -- the GPT-2 and cl100k_base tables shipped in ``bpe_core/formats/data/``, parsed once per process;
 * :func:`load` (paths), :func:`load_bytes` (one upload, a ``.zip`` may hold several files),
   :func:`load_files` (several uploads) -- recognise the format by content and return a :class:`Loaded`;
 * per format: :func:`load_gpt2`, :func:`load_vocab_merges`, :func:`load_tiktoken`,
@@ -22,7 +22,6 @@ cannot be read, naming the file and line, key or field; :class:`ExportError` (an
 executed or unpickled.
 """
 
-from ..encoder import register_file_loader
 from ._common import DuplicateKeyError, ExportError, FormatError
 from .detect import EXPECTED, FORMATS, Loaded, classify, load, load_bytes, load_files
 from .export import Download, Proof, download, export, exportable, prove
@@ -83,7 +82,3 @@ __all__ = [
     "to_vocab_json",
     "tokenizer_from_ranks",
 ]
-
-# Tokenizer.from_gpt2 / from_tiktoken call these: the formats depend on the tokenizer, never the reverse.
-register_file_loader("gpt2", load_gpt2)
-register_file_loader("tiktoken", load_tiktoken)

@@ -94,9 +94,9 @@ def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
 
 def split_pattern(tok: Tokenizer) -> str | None:
     """The regex whose matches are ``tok``'s pre-tokens, or ``None`` for ``trailing_space``/``whitespace_eow``."""
-    if tok.pretokenizer in ("gpt2", "gpt4"):
-        return tok.pattern
-    return {"whitespace": WORD_PATTERN, "none": WHOLE_TEXT_PATTERN}.get(tok.pretokenizer)
+    if tok.pre_tokenizer.name in ("gpt2", "gpt4"):
+        return tok.pre_tokenizer.pattern
+    return {"whitespace": WORD_PATTERN, "none": WHOLE_TEXT_PATTERN}.get(tok.pre_tokenizer.name)
 
 
 # ---------------------------------------------------------------- reading
@@ -545,7 +545,7 @@ def _token_bytes(
 def learned_ids(tok: Tokenizer) -> range:
     """The ids a file should hold: the learned table with its end-of-word twins, plus ``<unk>``/``<0xNN>``
     fallback tokens, but not characters that ``fallback="keep"`` added while encoding."""
-    return range(tok.num_saved) if tok.model.policy.temporary else range(len(tok.table))
+    return range(tok.model.num_saved) if tok.model.policy.temporary else range(len(tok.model.table))
 
 
 def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
@@ -555,8 +555,8 @@ def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
         ExportError: two ids share a string (a file mapping strings to ids
             cannot keep both), naming them.
     """
-    strings = tok.table.strings
-    gaps = tok.table.gaps
+    strings = tok.model.table.strings
+    gaps = tok.model.table.gaps
     out: dict[str, int] = {}
     for i in learned_ids(tok):
         if i in gaps:
@@ -573,19 +573,21 @@ def unique_vocab(tok: Tokenizer, fmt: str) -> dict[str, int]:
 
 def _why_twice(tok: Tokenizer, first: int, second: int) -> str:
     """Why two ids share a string, in words: what each id is (merge, fallback token, special token...)."""
-    merges = {new: rank for rank, (_a, _b, new) in enumerate(tok.merge_ids)}
+    merges = {new: rank for rank, (_a, _b, new) in enumerate(tok.model.merge_ids)}
     if first in merges and second in merges:
         return "two different merges formed it"
-    fallback = tok.byte_fallback_ids
+    fallback = tok.model.byte_fallback_ids
 
     def what(i: int) -> str:
         if i in merges:
-            return f"id {i} was learned by merge rank {merges[i]} from text that types {quote(tok.table.strings[i])}"
-        if i == tok.unk_id:
+            return (
+                f"id {i} was learned by merge rank {merges[i]} from text that types {quote(tok.model.table.strings[i])}"
+            )
+        if i == tok.model.unk_id:
             return f"id {i} is the unk fallback's token"
         if i in fallback:
             return f"id {i} is the bytes fallback's token for the byte 0x{fallback.index(i):02X}"
-        if i < tok.table.num_special:
+        if i < tok.model.table.num_special:
             return f"id {i} is a special token"
         return f"id {i} is a base symbol"
 
@@ -601,7 +603,7 @@ def whitespace_in_merges(tok: Tokenizer, fmt: str) -> None:
     Raises:
         ExportError: naming the first such merge.
     """
-    for k, (a, b) in enumerate(tok.merges):
+    for k, (a, b) in enumerate(tok.model.merges):
         if any(c.isspace() for c in a + b):
             raise ExportError(
                 f"{fmt} writes one merge per line as two symbols separated by a space, but merge {k} "
@@ -620,7 +622,7 @@ def suffix_with_byte_fallback(tok: Tokenizer, fmt: str) -> None:
     Raises:
         ExportError: ``tok`` is char-unit with the attached marker and the ``bytes`` fallback.
     """
-    if not tok.table.byte_level and tok.end_of_word == "attached" and tok.fallback == "bytes":
+    if not tok.model.table.byte_level and tok.model.end_of_word == "attached" and tok.model.fallback == "bytes":
         raise ExportError(
             f"{fmt} is read by Hugging Face's BPE model, which byte-falls back on a whole unknown word end such as "
             "'ā</w>': it adds the 4 bytes of '</w>' (<0x3C> <0x2F> <0x77> <0x3E>) after the character's bytes, where "
@@ -630,5 +632,5 @@ def suffix_with_byte_fallback(tok: Tokenizer, fmt: str) -> None:
 
 def describe_settings(tok: Tokenizer) -> str:
     """``"unit=char, pretokenizer=whitespace_eow, end_of_word=separate"`` for messages."""
-    eow = f", end_of_word={tok.end_of_word}" if tok.end_of_word else ""
-    return f"unit={tok.unit}, pretokenizer={tok.pretokenizer}{eow}"
+    eow = f", end_of_word={tok.model.end_of_word}" if tok.model.end_of_word else ""
+    return f"unit={tok.model.unit}, pretokenizer={tok.pre_tokenizer.name}{eow}"

@@ -370,7 +370,7 @@ def load(*paths: Source, **options: object) -> Loaded:
     """Load tokenizer files from disk; a directory stands for the files in it (README/licence files skipped).
 
     Examples: ``load("tokenizer.json")``, ``load("encoder.json", "vocab.bpe")``,
-    ``load("reference_tokenizers/cl100k_base.tiktoken")``, ``load("exported.zip")``.
+    ``load("bpe_core/formats/data/cl100k_base.tiktoken")``, ``load("exported.zip")``.
 
     Raises:
         FormatError, MergeTableError: see :func:`load_files`.

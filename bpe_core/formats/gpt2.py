@@ -186,10 +186,14 @@ def load_gpt2(encoder_json: Source, vocab_bpe: Source, *, name: str = "GPT-2") -
 
 def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` unless ``tok`` fits the vocab.json + merges.txt conventions (module docstring)."""
-    if tok.table.byte_level:
-        fits = tok.pretokenizer == "gpt2" and tok.pattern == GPT2_PATTERN and tok.end_of_word is None
+    if tok.model.table.byte_level:
+        fits = (
+            tok.pre_tokenizer.name == "gpt2"
+            and tok.pre_tokenizer.pattern == GPT2_PATTERN
+            and tok.model.end_of_word is None
+        )
     else:
-        fits = tok.pretokenizer in ("whitespace_eow", "whitespace")
+        fits = tok.pre_tokenizer.name in ("whitespace_eow", "whitespace")
     if not fits:
         raise ExportError(
             f"vocab.json + merges.txt carry no pre-tokenizer: the convention is byte-level tokens with GPT-2's regex, "
@@ -197,10 +201,16 @@ def check_exportable(tok: Tokenizer) -> None:
             f"{describe_settings(tok)}; save tokenizer.json or a session file instead"
         )
     suffix_with_byte_fallback(tok, "vocab.json + merges.txt")
-    if not tok.table.byte_level and tok.fallback == "unk" and tok.unk_id is not None and tok.unk_id < tok.num_learned:
+    if (
+        not tok.model.table.byte_level
+        and tok.model.fallback == "unk"
+        and tok.model.unk_id is not None
+        and tok.model.unk_id < tok.model.num_learned
+    ):
         raise ExportError(
             "vocab.json + merges.txt say nothing of a fallback: a reader takes <unk> at the top of the vocabulary "
-            f"as the unknown token, but here <unk> is a learned token (id {tok.unk_id}, the corpus's own text) that "
+            f"as the unknown token, but here <unk> is a learned token (id {tok.model.unk_id}, the corpus's own text) "
+            "that "
             "also serves as the unk fallback; save tokenizer.json (its unk_token says so) or a session file"
         )
     whitespace_in_merges(tok, "merges.txt")
@@ -236,7 +246,7 @@ def to_merges_txt(tok: Tokenizer) -> str:
         ExportError: settings the pair cannot carry, or a merge symbol holding whitespace.
     """
     check_exportable(tok)
-    return VERSION_LINE + "\n" + "".join(f"{a} {b}\n" for a, b in tok.merges)
+    return VERSION_LINE + "\n" + "".join(f"{a} {b}\n" for a, b in tok.model.merges)
 
 
 __all__ = [

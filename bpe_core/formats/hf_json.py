@@ -128,14 +128,14 @@ def python_pattern(pattern: str) -> str:
 
 def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
     """``(normalizer, pre_tokenizer)`` for ``tok``'s settings."""
-    byte = tok.table.byte_level
+    byte = tok.model.table.byte_level
     steps: list[dict] = []
     normalizer = None
-    pre = tok.pretokenizer
+    pre = tok.pre_tokenizer.name
     if pre in ("gpt2", "gpt4"):
-        if byte and pre == "gpt2" and tok.pattern == GPT2_PATTERN:
+        if byte and pre == "gpt2" and tok.pre_tokenizer.pattern == GPT2_PATTERN:
             return None, _byte_level(True)
-        steps.append(_pattern_split(tok.pattern or ""))
+        steps.append(_pattern_split(tok.pre_tokenizer.pattern or ""))
     elif pre in ("whitespace", "whitespace_eow"):
         steps.append(_split(WHITESPACE_RUN, "Removed"))
     elif pre == "trailing_space":
@@ -153,14 +153,14 @@ def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
 def _decoder(tok: Tokenizer) -> dict:
     """A decoder giving ``tok.decode``'s text (``ByteLevel``, ``BPEDecoder`` for ``</w>``, ``Fuse``)."""
     steps: list[dict] = []
-    if tok.table.byte_level:
-        if tok.end_of_word == "attached":
+    if tok.model.table.byte_level:
+        if tok.model.end_of_word == "attached":
             steps.append({"type": "Replace", "pattern": {"String": MARKER}, "content": "\u0120"})
         steps.append({"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True})
     else:
-        if tok.fallback == "bytes":
+        if tok.model.fallback == "bytes":
             steps.append({"type": "ByteFallback"})
-        if tok.end_of_word == "attached":
+        if tok.model.end_of_word == "attached":
             steps.append({"type": "BPEDecoder", "suffix": MARKER})
         else:
             steps.append({"type": "Fuse"})
@@ -169,7 +169,7 @@ def _decoder(tok: Tokenizer) -> dict:
 
 def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` for settings tokenizer.json cannot hold (see the module docstring)."""
-    if tok.end_of_word == "separate":
+    if tok.model.end_of_word == "separate":
         raise ExportError(
             "tokenizer.json's BPE model glues the end-of-word suffix to a word's last character "
             "(end_of_word_suffix); it cannot hold </w> as a separate symbol. Train with end_of_word='attached', "
@@ -200,19 +200,19 @@ def to_hf_json(tok: Tokenizer) -> str:
             "normalized": False,
             "special": True,
         }
-        for s, i in sorted(tok.table.special_ids.items(), key=lambda kv: kv[1])
+        for s, i in sorted(tok.model.table.special_ids.items(), key=lambda kv: kv[1])
     ]
     model = {
         "type": "BPE",
         "dropout": None,
-        "unk_token": "<unk>" if not tok.table.byte_level and tok.fallback == "unk" else None,
+        "unk_token": "<unk>" if not tok.model.table.byte_level and tok.model.fallback == "unk" else None,
         "continuing_subword_prefix": None,
-        "end_of_word_suffix": MARKER if tok.end_of_word == "attached" else None,
+        "end_of_word_suffix": MARKER if tok.model.end_of_word == "attached" else None,
         "fuse_unk": False,
-        "byte_fallback": not tok.table.byte_level and tok.fallback == "bytes",
+        "byte_fallback": not tok.model.table.byte_level and tok.model.fallback == "bytes",
         "ignore_merges": False,
         "vocab": vocab,
-        "merges": [[a, b] for a, b in tok.merges],
+        "merges": [[a, b] for a, b in tok.model.merges],
     }
     doc = {
         "version": "1.0",

@@ -92,45 +92,10 @@ class Session:
         """True when ``corpus`` is the one the session was trained on (same hash)."""
         return self.corpus_sha256 is not None and corpus_sha256(corpus) == self.corpus_sha256
 
-    def retrain(self, corpus: str | Mapping[str, int], **options: object) -> TrainResult:
-        """Train again on ``corpus`` with the saved settings, to get the full trace back.
-
-        Args:
-            corpus: the original corpus (checked against the saved hash).
-            options: extra :func:`bpe_core.train` arguments (``progress``, ``trace``, ...).
-
-        Returns:
-            The new :class:`~bpe_core.TrainResult`, whose merges equal the saved ones.
-
-        Raises:
-            OptionError: the session holds no training settings.
-            BPEError: the corpus's hash differs from the saved one, or training
-                gave different merges (naming the first difference).
-        """
-        from ..trainer import train
-
-        if self.config is None:
-            raise OptionError("this session was saved from a tokenizer, not a training run: it has no settings")
-        if self.corpus_sha256 is not None and not self.matches(corpus):
-            raise BPEError(
-                f"this corpus's sha256 is {corpus_sha256(corpus)[:16]}…, the session was trained on "
-                f"{self.corpus_sha256[:16]}…; load the same corpus"
-            )
-        result = train(corpus, **self.config.train_kwargs(), **options)  # type: ignore[arg-type]
-        saved = self.tokenizer.merges
-        if result.merges != saved:
-            k = next(
-                (k for k, (x, y) in enumerate(zip(result.merges, saved)) if x != y), min(len(saved), len(result.merges))
-            )
-            raise BPEError(
-                f"training again gave different merges from rank {k} on ({len(result.merges)} vs {len(saved)})"
-            )
-        return result
-
 
 def _base_layout(tok: Tokenizer) -> tuple[list[str], list[str | int]]:
     """``(alphabet, end_of_word_units)`` of a table laid out as training lays it out."""
-    t = tok.table
+    t = tok.model.table
     alphabet = (
         [t.strings[i] for i in range(t.num_special, t.num_base) if not t.ends_word[i]] if not t.byte_level else []
     )
@@ -206,11 +171,13 @@ def to_session(
     else:
         tok, config, stop = source.tokenizer, source.config, source.stop_reason
     alphabet, finals = _base_layout(tok)
-    t = tok.table
+    model, t = tok.model, tok.model.table
     specials = list(t.special_ids)
-    learned = tok.num_learned
+    learned = model.num_learned
     try:
-        rebuilt = _rebuild(tok.unit, tok.end_of_word, specials, alphabet, finals, tok.merge_ids, ExportError, "session")
+        rebuilt = _rebuild(
+            model.unit, model.end_of_word, specials, alphabet, finals, model.merge_ids, ExportError, "session"
+        )
     except ExportError:
         rebuilt = None
     if rebuilt is None or rebuilt.strings != t.strings[:learned] or rebuilt.data != t.data[:learned]:
@@ -222,19 +189,19 @@ def to_session(
         corpus = corpus_text
     if corpus is not None:
         corpus_hash = corpus_sha256(corpus)
-    default_pattern = REGEX_PATTERNS.get(tok.pretokenizer)
+    default_pattern = REGEX_PATTERNS.get(tok.pre_tokenizer.name)
     settings = {
-        "pretokenizer": tok.pretokenizer,
-        "unit": tok.unit,
-        "end_of_word": config.end_of_word if config else (tok.end_of_word or "separate"),
+        "pretokenizer": tok.pre_tokenizer.name,
+        "unit": tok.model.unit,
+        "end_of_word": config.end_of_word if config else (tok.model.end_of_word or "separate"),
         "tie_break": config.tie_break if config else None,
         "min_frequency": config.min_frequency if config else None,
         "special_tokens": specials,
-        "num_merges": config.num_merges if config else len(tok.merge_ids),
+        "num_merges": config.num_merges if config else len(tok.model.merge_ids),
         "vocab_size": config.vocab_size if config else None,
-        "fallback": tok.fallback,
-        "pattern": tok.pattern if tok.pattern != default_pattern else None,
-        "merge_by": tok.merge_by,
+        "fallback": tok.model.fallback,
+        "pattern": tok.pre_tokenizer.pattern if tok.pre_tokenizer.pattern != default_pattern else None,
+        "merge_by": tok.model.merge_by,
     }
     doc = {
         "format": SESSION_FORMAT,
@@ -245,8 +212,8 @@ def to_session(
         "stop_reason": stop,
         "alphabet": alphabet,
         "end_of_word_units": finals,
-        "merges": [list(m) for m in tok.merges],
-        "merge_ids": [list(m) for m in tok.merge_ids],
+        "merges": [list(m) for m in tok.model.merges],
+        "merge_ids": [list(m) for m in tok.model.merge_ids],
         "learned_size": learned,
     }
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

@@ -1,8 +1,8 @@
 """The real tokenizers that ship with the project: GPT-2, cl100k_base and o200k_base.
 
-Their tables live in ``reference_tokenizers/`` at the repository root (see its
-README for sources, hashes and the MIT licence); this module finds them
-relative to the package, checks each file's sha256 against the one OpenAI
+Their tables are package data in ``bpe_core/formats/data/`` (see its README
+for sources, hashes and the MIT licence); this module reads them with
+:mod:`importlib.resources`, checks each file's sha256 against the one OpenAI
 published (tiktoken's ``expected_hash``), parses them once per process and
 caches the result.
 """
@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import threading
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
+from typing import TYPE_CHECKING
 
 from ..encoder import Tokenizer
 from ..errors import quote
 from ..pretokenize import GPT4_PATTERN
-from ._common import FormatError, read_file
+from ._common import FormatError
 from .gpt2 import load_vocab_merges
 from .tiktoken_ranks import (
     CL100K_SPECIAL_TOKENS,
@@ -27,8 +28,14 @@ from .tiktoken_ranks import (
     tokenizer_from_ranks,
 )
 
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "reference_tokenizers"
-"""``reference_tokenizers/`` at the repository root."""
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable  # Python 3.11+; only for the annotation
+
+REFERENCE_DIR: Traversable = resources.files(__package__) / "data"
+"""The shipped tables' folder, ``bpe_core/formats/data/`` (package data; a :class:`~pathlib.Path` when the
+package is installed as files, the usual case)."""
+_SOURCE = "bpe_core/formats/data/"
+"""How a loaded shipped tokenizer names the folder its files came from."""
 
 FILE_SHA256: dict[str, str] = {
     "encoder.json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
@@ -66,9 +73,9 @@ _LOCKS = {key: threading.Lock() for key in BUNDLED}
 def _checked(name: str) -> bytes:
     path = REFERENCE_DIR / name
     try:
-        data = read_file(path)
+        data = path.read_bytes()
     except FileNotFoundError:
-        raise FormatError(f"{path} is missing: the project ships it in reference_tokenizers/") from None
+        raise FormatError(f"{path} is missing: the project ships it in {_SOURCE}") from None
     digest = hashlib.sha256(data).hexdigest()
     if digest != FILE_SHA256[name]:
         raise FormatError(
@@ -86,10 +93,10 @@ def _load(key: str) -> Tokenizer:
             unit="byte",
             pretokenizer="gpt2",
             name="GPT-2",
-            sources=("reference_tokenizers/encoder.json", "reference_tokenizers/vocab.bpe"),
+            sources=(f"{_SOURCE}encoder.json", f"{_SOURCE}vocab.bpe"),
         )
     pattern, specials = _RANK_FILES[key]
-    source = f"reference_tokenizers/{key}.tiktoken"
+    source = f"{_SOURCE}{key}.tiktoken"
     ranks = parse_ranks(_checked(f"{key}.tiktoken"), source)
     return tokenizer_from_ranks(ranks, pattern, specials, name=key, source=source)
 

@@ -19,6 +19,7 @@ import re
 
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, quote
+from ..spelling import Temporaries
 from ..symbols import MARKER
 from ._common import ExportError, FormatError, decode_text, describe_settings, whitespace_in_merges
 
@@ -29,7 +30,7 @@ VERSION_LINE = "#version: 0.2"
 def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` unless ``tok`` is char-unit ``whitespace_eow`` with the ``keep`` fallback
     (what subword-nmt applies: unknown characters stay as they are)."""
-    if tok.table.byte_level or tok.pretokenizer != "whitespace_eow":
+    if tok.model.table.byte_level or tok.pre_tokenizer.name != "whitespace_eow":
         raise ExportError(
             "subword-nmt splits text on spaces and works on characters with the </w> marker; this tokenizer has "
             f"{describe_settings(tok)}; train with unit='char', pretokenizer='whitespace_eow' or save "
@@ -38,8 +39,8 @@ def check_exportable(tok: Tokenizer) -> None:
     if not tok.model.policy.temporary:
         raise ExportError(
             f"a subword-nmt codes file holds merges only, no vocabulary: apply_bpe keeps a character it never saw "
-            f"as it is, where this tokenizer's {tok.fallback} fallback gives "
-            f"{'<unk>' if tok.fallback == 'unk' else 'its <0xNN> bytes'}; use the keep fallback, or save "
+            f"as it is, where this tokenizer's {tok.model.fallback} fallback gives "
+            f"{'<unk>' if tok.model.fallback == 'unk' else 'its <0xNN> bytes'}; use the keep fallback, or save "
             "tokenizer.json or a session file"
         )
     whitespace_in_merges(tok, "a subword-nmt codes file")
@@ -56,8 +57,8 @@ def to_subword_nmt(tok: Tokenizer) -> str:
         ExportError: another unit or pre-tokenizer, or a merge holding whitespace.
     """
     check_exportable(tok)
-    header = VERSION_LINE + "\n" if tok.end_of_word == "attached" else ""
-    return header + "".join(f"{a} {b}\n" for a, b in tok.merges)
+    header = VERSION_LINE + "\n" if tok.model.end_of_word == "attached" else ""
+    return header + "".join(f"{a} {b}\n" for a, b in tok.model.merges)
 
 
 def load_subword_nmt(text: str | bytes, *, source: str = "codes", name: str = "") -> Tokenizer:
@@ -110,6 +111,17 @@ def load_subword_nmt(text: str | bytes, *, source: str = "codes", name: str = ""
         raise FormatError(f"{source}: {message}") from None
 
 
+def _word_tokens(tok: Tokenizer, text: str) -> list[tuple[str, bool]]:
+    """``(token string, ends a word)`` per token of ``text`` (temporary tokens included): the flag tells the
+    end-of-word marker apart from typed text that spells ``</w>``, which the strings alone cannot."""
+    temporaries = Temporaries(len(tok.model))
+    ids = tok.encode(text, temporaries=temporaries)
+    table = tok.model.table
+    size = len(table)
+    strings, ends = table.strings, table.ends_word
+    return [(strings[i], ends[i]) if i < size else temporaries.token(i)[::2] for i in ids]  # (string, ends)
+
+
 def segments(tok: Tokenizer, text: str, separator: str = "@@") -> list[str]:
     """``tok``'s segmentation written as ``subword-nmt apply-bpe`` prints it: ``["lo@@", "w", ...]``.
 
@@ -119,11 +131,11 @@ def segments(tok: Tokenizer, text: str, separator: str = "@@") -> list[str]:
     Raises:
         ExportError: ``tok`` has no end-of-word marker.
     """
-    if tok.end_of_word is None:
+    if tok.model.end_of_word is None:
         raise ExportError("subword-nmt segments need word ends: use a whitespace_eow tokenizer")
     out: list[str] = []
     word: list[str] = []
-    for s, end in tok.word_tokens(text):
+    for s, end in _word_tokens(tok, text):
         if end:
             s = s[: -len(MARKER)]
             if s:

@@ -446,26 +446,28 @@ def check_exportable(tok: Tokenizer) -> None:
     ``none``), one rank per distinct token, and ids that grow with the merge
     order (a rank is both id and priority).
     """
-    if not tok.table.byte_level or tok.end_of_word is not None:
+    if not tok.model.table.byte_level or tok.model.end_of_word is not None:
         raise ExportError(
             f"a tiktoken rank file holds byte-level tokens without an end-of-word marker; this tokenizer has "
             f"{describe_settings(tok)}; save tokenizer.json or a session file instead"
         )
     if split_pattern(tok) is None:
         raise ExportError(
-            f"tiktoken keeps the matches of one regex; the {tok.pretokenizer} pre-tokenizer is not a regex's matches; "
+            f"tiktoken keeps the matches of one regex; the {tok.pre_tokenizer.name} pre-tokenizer "
+            "is not a regex's matches; "
             "save tokenizer.json or a session file instead"
         )
-    if isinstance(tok.pattern, HFSplit):
+    pattern = tok.pre_tokenizer.pattern
+    if isinstance(pattern, HFSplit):
         raise ExportError(
             f"tiktoken keeps the matches of one regex; this tokenizer splits as Hugging Face's Split with behavior "
-            f"{tok.pattern.behavior}{' and invert' if tok.pattern.invert else ''}, which keeps other pieces; "
+            f"{pattern.behavior}{' and invert' if pattern.invert else ''}, which keeps other pieces; "
             "save tokenizer.json instead"
         )
-    data = tok.table.data
+    data = tok.model.table.data
     last = -1
     seen: set[int] = set()
-    for k, (_a, _b, new) in enumerate(tok.merge_ids):
+    for k, (_a, _b, new) in enumerate(tok.model.merge_ids):
         if new in seen:
             continue
         seen.add(new)
@@ -479,8 +481,8 @@ def check_exportable(tok: Tokenizer) -> None:
 
 
 def _ranked_ids(tok: Tokenizer, data: list[bytes]) -> list[int]:
-    specials = set(tok.table.special_ids.values())
-    gaps = tok.table.gaps
+    specials = set(tok.model.table.special_ids.values())
+    gaps = tok.model.table.gaps
     owner: dict[bytes, int] = {}
     out = []
     for i in learned_ids(tok):
@@ -511,7 +513,7 @@ def to_tiktoken(tok: Tokenizer) -> bytes:
         ExportError: see :func:`check_exportable`.
     """
     check_exportable(tok)
-    data = tok.table.data
+    data = tok.model.table.data
     enc = base64.b64encode
     return b"".join(enc(data[i]) + b" " + str(i).encode() + b"\n" for i in _ranked_ids(tok, data))
 
@@ -534,6 +536,6 @@ def to_sidecar(tok: Tokenizer, *, name: str = "tokenizer", rank_file: str | None
         "name": name,
         "mergeable_ranks": rank_file or f"{name}.tiktoken",
         "pat_str": split_pattern(tok),
-        "special_tokens": dict(tok.table.special_ids),
+        "special_tokens": dict(tok.model.table.special_ids),
     }
     return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 
-from .corpus import Corpus, word_counts
-from .options import marker_style
-from .symbols import SymbolTable, spell_corpus
-from .tiebreak import FirstSeen, pick, tie_rule
-from .trace import MergeStep, WordChange
+from bpe_core.corpus import Corpus, word_counts
+from bpe_core.options import marker_style
+from bpe_core.symbols import SymbolTable, spell_corpus
+from bpe_core.tiebreak import FirstSeen, pick, tie_rule
+from bpe_core.trace import MergeStep, WordChange
 
 
 def naive_train(

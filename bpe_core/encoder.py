@@ -1,7 +1,7 @@
 """The tokenizer: a thin façade over its four parts and the verbs users call.
 
 The parts and the pure functions that run them live in
-:mod:`bpe_core.encoding` (special tokens -> pre-tokenizer -> model ->
+:mod:`bpe_core.tokenizer_parts` (special tokens -> pre-tokenizer -> model ->
 decoder); the merge orders in :mod:`bpe_core.merging`; the vocabulary
 (``vocab``, ``merges``, ``id_to_token``, ``token_bytes``, the table) on the
 :class:`~bpe_core.model.MergeModel` (``tokenizer.model``); the explanations in
@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
-from . import encoding, explain
+from . import explain, tokenizer_parts
 from .merge_table import check_rules, table_from_rules
 from .merging import ORDERS
 from .model import MergeModel
@@ -27,7 +27,7 @@ from .trace import EncodeTrace, OrderDifference, RoundTrip, TrainConfig
 __all__ = ["FALLBACKS", "ORDERS", "UNK", "AllowedSpecial", "Tokenizer"]
 
 
-class Tokenizer(encoding.TokenizerParts):
+class Tokenizer(tokenizer_parts.TokenizerParts):
     """A BPE tokenizer: special tokens -> pre-tokenizer -> merge model -> decoder, with a name.
 
     Build one with :func:`bpe_core.train` (``result.tokenizer``),
@@ -40,7 +40,7 @@ class Tokenizer(encoding.TokenizerParts):
     from :attr:`model` (``tok.model.vocab``, ``tok.model.merges``, ``tok.model.table``).
 
     Attributes:
-        model, pre_tokenizer, specials, decoder: the parts (see :class:`~bpe_core.encoding.TokenizerParts`).
+        model, pre_tokenizer, specials, decoder: the parts (see :class:`~bpe_core.tokenizer_parts.TokenizerParts`).
         name: a label for the UI.
     """
 
@@ -77,7 +77,7 @@ class Tokenizer(encoding.TokenizerParts):
         self._assemble(MergeModel(table, merge_ids, fallback=fallback, merge_by=merge_by), pre_tokenizer, name)
 
     def _assemble(self, model: MergeModel, pre_tokenizer: PreTokenizer, name: str) -> None:
-        parts = encoding.TokenizerParts.of(model, pre_tokenizer)
+        parts = tokenizer_parts.TokenizerParts.of(model, pre_tokenizer)
         for key in ("model", "pre_tokenizer", "specials", "decoder"):
             object.__setattr__(self, key, getattr(parts, key))
         object.__setattr__(self, "name", name)
@@ -178,8 +178,8 @@ class Tokenizer(encoding.TokenizerParts):
     # ------------------------------------------------------------------ encoding and decoding
 
     def pre_tokens(self, text: str, allowed_special: AllowedSpecial = ()) -> list[tuple[str, bool]]:
-        """:func:`bpe_core.encoding.pre_tokens`: ``(pre-token, is_special)`` in text order."""
-        return encoding.pre_tokens(self, text, allowed_special)
+        """:func:`bpe_core.tokenizer_parts.pre_tokens`: ``(pre-token, is_special)`` in text order."""
+        return tokenizer_parts.pre_tokens(self, text, allowed_special)
 
     def encode(
         self,
@@ -191,7 +191,7 @@ class Tokenizer(encoding.TokenizerParts):
         dropout: float = 0.0,
         seed: int | random.Random | None = None,
     ) -> list[int]:
-        """Encode text to token ids (:func:`bpe_core.encoding.encode`).
+        """Encode text to token ids (:func:`bpe_core.tokenizer_parts.encode`).
 
         Args:
             text: any ``str`` (empty gives ``[]``).
@@ -217,7 +217,7 @@ class Tokenizer(encoding.TokenizerParts):
                 surrogate, a ``dropout`` outside ``[0, 1]`` or a ``seed`` that is not an int.
             TypeError: ``text`` is not a ``str``.
         """
-        return encoding.encode(
+        return tokenizer_parts.encode(
             self,
             text,
             order=order,
@@ -237,7 +237,7 @@ class Tokenizer(encoding.TokenizerParts):
         return [strings[i] if i < size else temporaries.token(i)[0] for i in ids]
 
     def decode_bytes(self, ids: Iterable[int], *, temporaries: Temporaries | None = None) -> bytes:
-        """The bytes of ``ids`` joined (:func:`bpe_core.encoding.decode_bytes`; the marker decodes to a space).
+        """The bytes of ``ids`` joined (:func:`bpe_core.tokenizer_parts.decode_bytes`; the marker decodes to a space).
 
         Args:
             ids: token ids (an :class:`~bpe_core.spelling.IdsWithTemporaries` brings its own temporaries).
@@ -246,7 +246,7 @@ class Tokenizer(encoding.TokenizerParts):
         Raises:
             TokenIdError: an id is outside the vocabulary (and not one of ``temporaries``).
         """
-        return encoding.decode_bytes(self, ids, temporaries)
+        return tokenizer_parts.decode_bytes(self, ids, temporaries)
 
     def decode(self, ids: Iterable[int], errors: str = "replace", *, temporaries: Temporaries | None = None) -> str:
         """Decode token ids back to text.
@@ -265,7 +265,7 @@ class Tokenizer(encoding.TokenizerParts):
             TokenIdError: an id is outside the vocabulary.
             UnicodeDecodeError: ``errors="strict"`` and the bytes are not valid UTF-8.
         """
-        return encoding.decode(self, ids, errors, temporaries)
+        return tokenizer_parts.decode(self, ids, errors, temporaries)
 
     # ------------------------------------------------------------------ explanations (bpe_core.explain)
 

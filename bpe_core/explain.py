@@ -6,7 +6,7 @@
 * :func:`order_differences`: the pre-tokens ``rank`` and ``sequential`` order
   cut differently.
 
-Each takes the tokenizer's parts (:class:`~bpe_core.encoding.TokenizerParts`:
+Each takes the tokenizer's parts (:class:`~bpe_core.tokenizer_parts.TokenizerParts`:
 ``model``, ``pre_tokenizer``, ``specials``, ``decoder``; a
 :class:`~bpe_core.Tokenizer` is one) and returns frozen records (:mod:`bpe_core.trace`) that carry
 token strings and bytes, so a UI never opens the symbol table. Nothing here
@@ -19,7 +19,6 @@ import random
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
-from .encoding import TokenizerParts, decode, encode
 from .merge_run import Candidate, MergeRun, Step, dropout_rng
 from .merging import RANK, SEQUENTIAL, MergeOrder, merge_order
 from .model import MergeModel
@@ -27,6 +26,7 @@ from .pipeline import AllowedSpecial
 from .pretokenize import budgeted
 from .spelling import FallbackLog, Temporaries
 from .symbols import SHIFT, utf8
+from .tokenizer_parts import TokenizerParts, decode, encode
 from .trace import (
     BlockedRule,
     DroppedMerge,
@@ -72,7 +72,7 @@ def encode_trace(
 ) -> EncodeTrace:
     """Encode text and record every rule application, blocked rule and fallback.
 
-    The ids in the returned trace equal :func:`bpe_core.encoding.encode` ``(parts, text, ...)`` (with
+    The ids in the returned trace equal :func:`bpe_core.tokenizer_parts.encode` ``(parts, text, ...)`` (with
     the same ``dropout`` and ``seed``). Each rule application records its rank,
     pair, token and positions, not a copy of the word: time O(n log n) and
     memory O(n) for a pre-token of n symbols; :meth:`~bpe_core.trace.PieceTrace.state`

@@ -35,6 +35,7 @@ from .languages import ParallelSection, PremiumCurves, SectionError, parallel_se
 from .model import MergeModel
 from .pipeline import Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import PRETOKENIZERS, pretokenize
+from .pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
 from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
 from .spelling import Temporaries
@@ -86,6 +87,8 @@ __all__ = [
     "OptionError",
     "OrderDifference",
     "PRETOKENIZERS",
+    "PRETOKENIZER_SPECS",
+    "PreTokenizerSpec",
     "ParallelSection",
     "PieceTrace",
     "PreTokenizer",

@@ -24,7 +24,9 @@ import json
 
 from ..encoder import Tokenizer
 from ..errors import quote
+from ..options import marker_style
 from ..pretokenize import GPT2_PATTERN
+from ..pretokenizers import pretokenizer_spec
 from ..symbols import unit_kind
 from ._common import (
     ExportError,
@@ -145,8 +147,7 @@ def load_vocab_merges(
         unit = infer_unit(vocab, special_tokens or ())
     if pretokenizer is None:
         pretokenizer = "gpt2" if unit_kind(unit).byte_level else "whitespace_eow" if end_of_word else "whitespace"
-    if pretokenizer != "whitespace_eow":
-        end_of_word = None
+    end_of_word = marker_style(pretokenizer, end_of_word)
     return tokenizer_from_vocab(
         vocab,
         merges,
@@ -189,7 +190,8 @@ def check_exportable(tok: Tokenizer) -> None:
     if tok.table.byte_level:
         fits = tok.pretokenizer == "gpt2" and tok.pattern == GPT2_PATTERN and tok.end_of_word is None
     else:
-        fits = tok.pretokenizer in ("whitespace_eow", "whitespace")
+        spec = pretokenizer_spec(tok.pretokenizer)
+        fits = spec.drops_whitespace and not spec.trailing_space  # words are the text between whitespace
     if not fits:
         raise ExportError(
             f"vocab.json + merges.txt carry no pre-tokenizer: the convention is byte-level tokens with GPT-2's regex, "

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from .errors import BudgetError, OptionError, SpecialTokenError, quote
-from .pretokenizers import PRETOKENIZER_SPECS
+from .pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
 
 MAX_MERGES = 200_000
 """Most merges one training may learn (GPT-2 learned 50,000; cl100k_base about 100,000)."""
@@ -158,16 +158,25 @@ def _choices(**described: str) -> Mapping[str, str]:
     return MappingProxyType(dict(described))
 
 
-_OPTIONS = (
-    Option(
+def pretokenizer_option(specs: Mapping[str, PreTokenizerSpec] = PRETOKENIZER_SPECS) -> Option:
+    """The ``pretokenizer`` option of a pre-tokenizer registry: one choice per spec, with its description.
+
+    Args:
+        specs: the registry (:data:`bpe_core.pretokenizers.PRETOKENIZER_SPECS` by default; a test passes its own).
+    """
+    return Option(
         "pretokenizer",
         "Pre-tokenizer",
         "How text is cut into pre-tokens before BPE counts pairs; a merge never crosses a pre-token.",
         "Sennrich et al. 2016, section 3.2; Hugging Face pre_tokenizers",
         "whitespace_eow",
-        MappingProxyType({name: spec.description for name, spec in PRETOKENIZER_SPECS.items()}),
+        _choices(**{name: spec.description for name, spec in specs.items()}),
         cli="--pretokenizer",
-    ),
+    )
+
+
+_OPTIONS = (
+    pretokenizer_option(),
     Option(
         "unit",
         "Unit",

@@ -25,7 +25,8 @@ from; this module runs them. The built-in ones:
     of at most three, and newlines kept with punctuation.
 ``llama3``
     Llama 3's regular expression (Meta's ``llama/tokenizer.py``): cl100k's
-    older, non-possessive spelling, which cuts text as ``gpt4`` does.
+    older, non-possessive spelling, which cuts text as ``gpt4`` does but for
+    whitespace after a line break at the very end of a text.
 ``none``
     No pre-tokenization: the whole text is one sequence, as in Gage's 1994 byte
     pair compressor, so merges may span spaces and lines.

@@ -40,7 +40,9 @@ LLAMA3_PATTERN = (
 )
 """Llama 3's split pattern: the ``pre_tokenizer`` ``Split`` regex of Meta's ``Meta-Llama-3-8B/tokenizer.json``,
 the ``pat_str`` of meta-llama/llama3 ``llama/tokenizer.py`` (whose raw string there doubles each backslash), the
-same text as tiktoken's cl100k_base ``pat_str`` before tiktoken made its quantifiers possessive."""
+same text as tiktoken's cl100k_base ``pat_str`` before tiktoken made its quantifiers possessive. It cuts every text
+as :data:`GPT4_PATTERN` does (the shared corpora, piece for piece) except whitespace after a line break at the very
+end of a text: ``"\\n\\t"`` is ``["\\n", "\\t"]`` here, one piece under cl100k's ``\\s++$``."""
 
 R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 """r50k_base's pattern as tiktoken 0.14 writes it (equivalent to GPT-2's, ``tiktoken_ext/openai_public.py``)."""
@@ -274,7 +276,7 @@ _SPECS: tuple[PreTokenizerSpec, ...] = (
     _regex_spec(
         "llama3",
         "Llama 3's split pattern (Meta 2024): cl100k's older, non-possessive spelling; it cuts text as gpt4 "
-        "does (a test checks the shared corpora).",
+        "does but for whitespace after a line break at the very end of a text (tiktoken).",
         "https://github.com/meta-llama/llama3/blob/main/llama/tokenizer.py (pat_str)",
         LLAMA3_PATTERN,
     ),

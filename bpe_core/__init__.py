@@ -41,7 +41,8 @@ from .result import TrainResult
 from .spelling import Temporaries
 from .symbols import END_OF_WORD, MARKER, UNITS
 from .text_stream import TextDecodeError, count_utf8
-from .tiebreak import TIE_BREAKS
+from .tiebreak import RULES as TIE_RULE_SPECS
+from .tiebreak import TIE_BREAKS, TieRule
 from .trace import (
     BlockedRule,
     DroppedMerge,
@@ -98,6 +99,8 @@ __all__ = [
     "SectionError",
     "SpecialTokens",
     "TIE_BREAKS",
+    "TIE_RULE_SPECS",
+    "TieRule",
     "Temporaries",
     "TextDecodeError",
     "TokenIdError",

@@ -65,6 +65,10 @@ matters for ``whitespace_eow``)."""
 TIE_RULES: tuple[str, ...] = tuple(OPTIONS["tie_break"].choices)
 """The tie rules :func:`find_settings` tries: every one (see :mod:`bpe_core.tiebreak`)."""
 
+FIND_TRAININGS = len(PRETOKENIZER_CHOICES) * len(TIE_RULES)
+"""How many trainings :func:`find_settings` runs at least: one per pre-tokenizer choice and tie rule (and as
+many more for each notation the claim suggests)."""
+
 MIN_FREQUENCIES: tuple[int, ...] = (1, 2)
 """The minimum frequencies :func:`find_settings` tries."""
 

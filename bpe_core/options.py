@@ -10,7 +10,7 @@ at most ``MAX_VOCAB_SIZE`` ids, at most ``MAX_SPECIAL_TOKENS`` special tokens of
 most ``MAX_SPECIAL_LENGTH`` characters each.
 
 This module imports nothing from the rest of ``bpe_core`` but its errors and
-the registries (:mod:`bpe_core.pretokenizers`), so every other module may read it.
+the registries (:mod:`bpe_core.pretokenizers`, :mod:`bpe_core.tiebreak`), so every other module may read it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from .errors import BudgetError, OptionError, SpecialTokenError, quote
 from .pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
+from .tiebreak import RULES, TIE_BREAKS, TieRule
 
 MAX_MERGES = 200_000
 """Most merges one training may learn (GPT-2 learned 50,000; cl100k_base about 100,000)."""
@@ -175,6 +176,24 @@ def pretokenizer_option(specs: Mapping[str, PreTokenizerSpec] = PRETOKENIZER_SPE
     )
 
 
+def tie_rule_option(rules: Mapping[str, TieRule] = RULES) -> Option:
+    """The ``tie_break`` option of a tie-rule registry: one choice per rule, with its description.
+
+    Args:
+        rules: the registry (:data:`bpe_core.tiebreak.RULES` by default; a test passes its own).
+    """
+    choices = TIE_BREAKS if rules is RULES else _choices(**{name: r.description for name, r in rules.items()})
+    return Option(
+        "tie_break",
+        "Tie rule",
+        "Which pair wins when several share the top count.",
+        "each implementation's own rule; the paper leaves ties open",
+        "first_seen",
+        choices,
+        cli="--tie-break",
+    )
+
+
 _OPTIONS = (
     pretokenizer_option(),
     Option(
@@ -203,22 +222,7 @@ _OPTIONS = (
         ),
         cli="--end-of-word",
     ),
-    Option(
-        "tie_break",
-        "Tie rule",
-        "Which pair wins when several share the top count.",
-        "each implementation's own rule; the paper leaves ties open",
-        "first_seen",
-        _choices(
-            first_seen="the tied pair that occurs first in the corpus wins (Karpathy's minbpe, tiktoken's "
-            "educational trainer).",
-            alphabetical="the tied pair that sorts first by its two symbols wins (a fixed, readable rule).",
-            subword_nmt="the tied pair that sorts last by its two symbols wins (subword-nmt learn_bpe: max over "
-            "(count, pair)).",
-            hf_tokenizers="the tied pair with the smallest symbol ids wins (Hugging Face tokenizers' BpeTrainer).",
-        ),
-        cli="--tie-break",
-    ),
+    tie_rule_option(),
     Option(
         "num_merges",
         "Number of merges",

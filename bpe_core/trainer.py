@@ -44,7 +44,7 @@ from .options import check_training, marker_style
 from .recorder import MergeLog, Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
 from .symbols import MARKER_LAYOUTS, SHIFT, UNIT_KINDS, SymbolTable, spell_flat
-from .tiebreak import HfTokenizersRule, TieRule, tie_rule
+from .tiebreak import TieRule, tie_rule
 from .trace import TrainConfig
 
 ProgressCallback = Callable[[int, int], None]
@@ -460,7 +460,7 @@ class _Trainer:
         if not self.first_seen:
             self.keys = [rule.symbol_key(s, r) for s, r in zip(table.strings, table.hf_rank)]
             self.pair_key = rule.pair_key(self.keys)
-            self.identity = isinstance(rule, HfTokenizersRule) and self.keys == list(range(len(self.keys)))
+            self.identity = rule.identity_keys(self.keys)
         index, counts, floor = self.index, self.counts, self.floor
         for k in [k for k, c in counts.items() if c < floor]:
             del index[k]

@@ -6,14 +6,15 @@ serialised with ``vocab`` and ``merges``). Merges are written as
 ``[left, right]`` pairs, which ``tokenizers`` >= 0.20 reads and which lets a
 merge hold a space (``trailing_space`` tokens such as ``"the "``).
 
-How each setting is written (and read back):
+How each setting is written (and read back); each pre-tokenizer's row is its
+:attr:`~bpe_core.pretokenizers.PreTokenizerSpec.hf` step:
 
 =====================  ===========================================================================
 setting                tokenizer.json
 =====================  ===========================================================================
 byte unit              ``ByteLevel`` pre-tokenizer step and decoder (GPT-2's byte-to-unicode)
 ``gpt2``               ``ByteLevel(use_regex=true)`` (byte unit) or ``Split(regex, Isolated)``
-``gpt4``               ``Split(regex, Isolated)`` (+ ``ByteLevel(use_regex=false)`` for bytes)
+``gpt4``, ``llama3``   ``Split(regex, Isolated)`` (+ ``ByteLevel(use_regex=false)`` for bytes)
 ``whitespace``         ``Split(<str.split() whitespace>+, Removed)``
 ``whitespace_eow``     the same, with ``end_of_word_suffix: "</w>"`` (marker attached only)
 ``trailing_space``     normalizer ``Replace(<whitespace>+, " ")`` + ``Strip``, then ``Split(" ", MergedWithPrevious)``

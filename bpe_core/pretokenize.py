@@ -66,6 +66,7 @@ from .pretokenizers import (
     PreTokenizerSpec,
     pretokenizer_spec,
     trusted_patterns,
+    with_trailing_spaces,
 )
 from .text import check_text
 
@@ -407,7 +408,7 @@ def split_with(spec: PreTokenizerSpec, text: str, pattern: str | None = None) ->
         PatternError: as :meth:`SplitPattern.findall`.
     """
     if spec.split is not None:
-        return spec.split(text)
+        return with_trailing_spaces(spec.split(text)) if spec.trailing_space else spec.split(text)
     return compiled_pattern(pattern or spec.pattern or "").findall(text)
 
 
@@ -541,13 +542,13 @@ class PretokenCounter:
         Raises:
             PatternError: as :func:`pretokenize`.
         """
-        words = split_with(self.spec, text)
-        if self.spec.trailing_space and words:
-            self.counts.update(words[:-1])
-            self.counts[words[-1] + " "] += 1
-            self.last_word = words[-1]
-        else:
-            self.counts.update(words)
+        if self.spec.trailing_space and self.spec.split is not None:
+            words = self.spec.split(text)
+            if words:  # with_trailing_spaces for a piece given in slices: each word has its space till the end
+                self.counts.update(w + " " for w in words)
+                self.last_word = words[-1]
+            return
+        self.counts.update(split_with(self.spec, text))
 
     def end_piece(self) -> None:
         """The piece ends: its last word keeps no space (``trailing_space``)."""

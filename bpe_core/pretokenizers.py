@@ -147,9 +147,8 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
-def _words_with_space(text: str) -> list[str]:
-    """Words split at whitespace, each keeping one following space except the last."""
-    words = text.split()
+def with_trailing_spaces(words: list[str]) -> list[str]:
+    """``words`` of one piece, each keeping one following space but the last (``trailing_space``)."""
     return [w + " " for w in words[:-1]] + words[-1:]
 
 
@@ -167,13 +166,15 @@ class PreTokenizerSpec:
         description: one line for help texts, with its source.
         source: the paper or code it comes from (a URL or a citation).
         pattern: the split pattern of a regex pre-tokenizer (its pre-tokens are the matches), else ``None``.
-        split: for the others, ``text -> pre-tokens`` (a whitespace split or the whole text).
+        split: for the others, ``text -> pre-tokens`` (a whitespace split or the whole text; with
+            ``trailing_space``, the words before their spaces are added).
         trusted: the pattern is known to match in linear time, so it runs without the ``regex`` time limit.
         cut: where a long text may be cut for slice-wise counting, or ``None`` (counted whole).
         end_of_word: its words end with the end-of-word marker ``</w>`` (the ``end_of_word`` option applies).
         drops_whitespace: a whitespace splitter: whitespace is dropped or normalised, so decoding
             cannot give it back.
-        trailing_space: each word keeps one following space, but the last word of a piece.
+        trailing_space: each word of ``split`` keeps one following space, but the last word of a piece
+            (:func:`with_trailing_spaces`).
         whole_text: no pre-tokenizer: each piece of text (between special tokens) is one pre-token.
         covers_text: every character of any text lies in some match of ``pattern`` (so Hugging Face's
             ``Split(pattern, Isolated)`` gives exactly the matches).
@@ -252,7 +253,7 @@ _SPECS: tuple[PreTokenizerSpec, ...] = (
         "words split at whitespace, each keeping the space after it, tokens like 'the ' "
         "(a teaching variant: the mirror image of GPT-2's leading space).",
         "this package (the mirror image of GPT-2's leading space)",
-        split=_words_with_space,
+        split=_words,
         cut=SPACE_CUT,
         drops_whitespace=True,
         trailing_space=True,

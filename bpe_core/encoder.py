@@ -114,7 +114,7 @@ class Tokenizer:
                 :data:`FALLBACKS`). ``"keep"`` gives the character a temporary
                 id past the vocabulary, numbered in the order one text meets
                 such characters.
-            pattern: a split pattern replacing the default of ``gpt2``/``gpt4``.
+            pattern: a split pattern replacing a regex pre-tokenizer's own (``gpt2``, ``gpt4``, ``llama3``).
             name: a label for the UI.
             merge_by: ``"pair"`` or ``"bytes"`` (see :class:`~bpe_core.model.MergeModel`).
 
@@ -204,7 +204,7 @@ class Tokenizer:
             fallback: ``"keep"`` (default), ``"unk"`` or ``"bytes"``, for
                 characters outside a char-level alphabet (see :data:`FALLBACKS`).
             alphabet: char unit: base characters beyond those the merges use.
-            pattern: replacement split pattern for ``gpt2``/``gpt4``.
+            pattern: replacement split pattern for a regex pre-tokenizer (``gpt2``, ``gpt4``, ``llama3``).
             name: a label.
 
         Returns:
@@ -357,7 +357,7 @@ class Tokenizer:
 
     @property
     def pattern(self) -> str | None:
-        """The split pattern (``gpt2``/``gpt4``), else ``None``."""
+        """The split pattern of a regex pre-tokenizer (``gpt2``, ``gpt4``, ``llama3``), else ``None``."""
         return self.pre_tokenizer.pattern
 
     @property

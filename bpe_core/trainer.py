@@ -96,8 +96,8 @@ def train(
             ``num_merges`` and ``vocab_size``.
         vocab_size: the target vocabulary size, counting special tokens + base
             alphabet (+ end-of-word symbols) + merges.
-        pretokenizer: see :mod:`bpe_core.pretokenize` (``whitespace_eow``,
-            ``whitespace``, ``trailing_space``, ``gpt2``, ``gpt4``, ``none``).
+        pretokenizer: a name in :data:`bpe_core.pretokenizers.PRETOKENIZER_SPECS`
+            (``whitespace_eow``, ``gpt2``, ``llama3``, ...; see :mod:`bpe_core.pretokenize`).
         unit: ``"char"`` (Unicode code points) or ``"byte"`` (UTF-8 bytes, 256
             base symbols shown with GPT-2's byte-to-unicode table).
         end_of_word: ``"separate"`` or ``"attached"``; how ``whitespace_eow``

@@ -124,7 +124,7 @@ def load_vocab_merges(
         end_of_word: ``None`` infers it from ``</w>`` in the tokens (see the module docstring).
         pretokenizer: ``None`` infers it: ``gpt2`` for bytes, ``whitespace_eow``
             when there is a marker, else ``whitespace``.
-        pattern: a replacement split pattern for ``gpt2``/``gpt4``.
+        pattern: a replacement split pattern for a regex pre-tokenizer (``gpt2``, ``gpt4``, ``llama3``).
         special_tokens: the special tokens; ``None`` takes every token that is
             neither a base symbol nor formed by a merge (GPT-2's ``<|endoftext|>``).
         name: a label.

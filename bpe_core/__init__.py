@@ -35,12 +35,14 @@ from .languages import ParallelSection, PremiumCurves, SectionError, parallel_se
 from .model import MergeModel
 from .pipeline import Decoder, PreTokenizer, SpecialTokens
 from .pretokenize import PRETOKENIZERS, pretokenize
+from .pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
 from .provenance import CorpusPlace, MergeTree, merge_tree
 from .result import TrainResult
 from .spelling import Temporaries
 from .symbols import END_OF_WORD, MARKER, UNITS
 from .text_stream import TextDecodeError, count_utf8
-from .tiebreak import TIE_BREAKS
+from .tiebreak import RULES as TIE_RULE_SPECS
+from .tiebreak import TIE_BREAKS, TieRule
 from .trace import (
     BlockedRule,
     DroppedMerge,
@@ -86,6 +88,8 @@ __all__ = [
     "OptionError",
     "OrderDifference",
     "PRETOKENIZERS",
+    "PRETOKENIZER_SPECS",
+    "PreTokenizerSpec",
     "ParallelSection",
     "PieceTrace",
     "PreTokenizer",
@@ -95,6 +99,8 @@ __all__ = [
     "SectionError",
     "SpecialTokens",
     "TIE_BREAKS",
+    "TIE_RULE_SPECS",
+    "TieRule",
     "Temporaries",
     "TextDecodeError",
     "TokenIdError",

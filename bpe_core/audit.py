@@ -206,7 +206,7 @@ class _OwnText:
         self.split = tokenizer.pre_tokenizer.split
         self.encode = _chunk_encoder(tokenizer)
         self.marked = tokenizer.model.table.end_of_word is not None
-        self.trailing = tokenizer.pre_tokenizer.name == "trailing_space"
+        self.trailing = tokenizer.pre_tokenizer.spec.trailing_space
 
     def ids(self, token_id: int, text: str) -> tuple[int, ...]:
         """The ids ``text`` (the token's own text) encodes to where the token would stand alone."""

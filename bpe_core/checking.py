@@ -42,6 +42,7 @@ from .notation import (
     read_word_counts,
 )
 from .options import OPTIONS
+from .pretokenizers import PRETOKENIZER_SPECS
 from .result import TrainResult
 from .symbols import MARKER, UNIT_KINDS
 from .trace import Pair
@@ -63,6 +64,10 @@ matters for ``whitespace_eow``)."""
 
 TIE_RULES: tuple[str, ...] = tuple(OPTIONS["tie_break"].choices)
 """The tie rules :func:`find_settings` tries: every one (see :mod:`bpe_core.tiebreak`)."""
+
+FIND_TRAININGS = len(PRETOKENIZER_CHOICES) * len(TIE_RULES)
+"""How many trainings :func:`find_settings` runs at least: one per pre-tokenizer choice and tie rule (and as
+many more for each notation the claim suggests)."""
 
 MIN_FREQUENCIES: tuple[int, ...] = (1, 2)
 """The minimum frequencies :func:`find_settings` tries."""
@@ -146,10 +151,11 @@ class CheckSettings:
 
     def label(self) -> str:
         """A short description: ``whitespace_eow (_ separate), first_seen, min frequency 2``."""
-        pre = self.pretokenizer + (" bytes" if UNIT_KINDS[self.unit].byte_level else "")
+        byte = UNIT_KINDS[self.unit].byte_level
+        pre = self.pretokenizer + (" bytes" if byte else "")
         if self.marker is not None:
             pre += f" ({Notation(self.marker, self.end_of_word).label()})"
-        elif pre == "whitespace_eow":
+        elif not byte and PRETOKENIZER_SPECS[self.pretokenizer].end_of_word:
             pre += f" (</w> {self.end_of_word})"
         elif pre == "whitespace":
             pre += " (no </w>)"
@@ -233,7 +239,8 @@ class MergeCheck:
         marker and the example."""
         notation = self.notation
         pre = self.setting("pretokenizer")
-        if notation is None and pre == "whitespace_eow":
+        spec = PRETOKENIZER_SPECS.get(str(pre))
+        if notation is None and spec is not None and spec.end_of_word:
             notation = Notation(MARKER, str(self.setting("end_of_word")))
         if notation is not None:
             return notation.describe(self.word, quote)

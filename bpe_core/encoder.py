@@ -65,7 +65,7 @@ class Tokenizer(tokenizer_parts.TokenizerParts):
             pretokenizer: a name from :data:`bpe_core.pretokenize.PRETOKENIZERS`.
             fallback: ``"keep"``, ``"unk"`` or ``"bytes"`` (see :data:`FALLBACKS`): what a char-unit
                 tokenizer does with a character outside its alphabet.
-            pattern: a split pattern replacing the default of ``gpt2``/``gpt4``.
+            pattern: a split pattern replacing a regex pre-tokenizer's own (``gpt2``, ``gpt4``, ``llama3``).
             name: a label for the UI.
             merge_by: ``"pair"`` or ``"bytes"`` (see :class:`~bpe_core.model.MergeModel`).
 
@@ -146,7 +146,7 @@ class Tokenizer(tokenizer_parts.TokenizerParts):
             special_tokens: special tokens, given the first ids.
             fallback: ``"keep"`` (default), ``"unk"`` or ``"bytes"`` (see :data:`FALLBACKS`).
             alphabet: char unit: base characters beyond those the merges use.
-            pattern: replacement split pattern for ``gpt2``/``gpt4``.
+            pattern: replacement split pattern for a regex pre-tokenizer (``gpt2``, ``gpt4``, ``llama3``).
             name: a label.
 
         Returns:

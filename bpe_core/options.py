@@ -9,8 +9,8 @@ The limits bound what one request may cost: ``MAX_MERGES`` merges, a vocabulary 
 at most ``MAX_VOCAB_SIZE`` ids, at most ``MAX_SPECIAL_TOKENS`` special tokens of at
 most ``MAX_SPECIAL_LENGTH`` characters each.
 
-This module imports nothing from the rest of ``bpe_core`` but its errors, so
-every other module may read it.
+This module imports nothing from the rest of ``bpe_core`` but its errors and
+the registries (:mod:`bpe_core.pretokenizers`, :mod:`bpe_core.tiebreak`), so every other module may read it.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from .errors import BudgetError, OptionError, SpecialTokenError, quote
+from .pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
+from .tiebreak import RULES, TIE_BREAKS, TieRule
 
 MAX_MERGES = 200_000
 """Most merges one training may learn (GPT-2 learned 50,000; cl100k_base about 100,000)."""
@@ -157,29 +159,43 @@ def _choices(**described: str) -> Mapping[str, str]:
     return MappingProxyType(dict(described))
 
 
-_OPTIONS = (
-    Option(
+def pretokenizer_option(specs: Mapping[str, PreTokenizerSpec] = PRETOKENIZER_SPECS) -> Option:
+    """The ``pretokenizer`` option of a pre-tokenizer registry: one choice per spec, with its description.
+
+    Args:
+        specs: the registry (:data:`bpe_core.pretokenizers.PRETOKENIZER_SPECS` by default; a test passes its own).
+    """
+    return Option(
         "pretokenizer",
         "Pre-tokenizer",
         "How text is cut into pre-tokens before BPE counts pairs; a merge never crosses a pre-token.",
         "Sennrich et al. 2016, section 3.2; Hugging Face pre_tokenizers",
         "whitespace_eow",
-        _choices(
-            whitespace_eow="words split at any whitespace, each ending in the end-of-word suffix </w> "
-            "(Sennrich et al. 2016; subword-nmt splits at ASCII spaces only).",
-            whitespace="words split at whitespace, no end-of-word suffix: the spaces are dropped "
-            "(like Hugging Face's WhitespaceSplit).",
-            trailing_space="words split at whitespace, each keeping the space after it, tokens like 'the ' "
-            "(a teaching variant: the mirror image of GPT-2's leading space).",
-            gpt2="GPT-2's split pattern: words with their leading space, digit runs, punctuation runs "
-            "(Radford et al. 2019, OpenAI encoder.py).",
-            gpt4="cl100k_base's split pattern (GPT-3.5/GPT-4): digit runs of at most three, case-insensitive "
-            "contractions (tiktoken).",
-            none="no pre-tokenizer: the whole text is one sequence and merges may cross spaces "
-            "(Gage 1994, the original byte-pair compression).",
-        ),
+        _choices(**{name: spec.description for name, spec in specs.items()}),
         cli="--pretokenizer",
-    ),
+    )
+
+
+def tie_rule_option(rules: Mapping[str, TieRule] = RULES) -> Option:
+    """The ``tie_break`` option of a tie-rule registry: one choice per rule, with its description.
+
+    Args:
+        rules: the registry (:data:`bpe_core.tiebreak.RULES` by default; a test passes its own).
+    """
+    choices = TIE_BREAKS if rules is RULES else _choices(**{name: r.description for name, r in rules.items()})
+    return Option(
+        "tie_break",
+        "Tie rule",
+        "Which pair wins when several share the top count.",
+        "each implementation's own rule; the paper leaves ties open",
+        "first_seen",
+        choices,
+        cli="--tie-break",
+    )
+
+
+_OPTIONS = (
+    pretokenizer_option(),
     Option(
         "unit",
         "Unit",
@@ -206,22 +222,7 @@ _OPTIONS = (
         ),
         cli="--end-of-word",
     ),
-    Option(
-        "tie_break",
-        "Tie rule",
-        "Which pair wins when several share the top count.",
-        "each implementation's own rule; the paper leaves ties open",
-        "first_seen",
-        _choices(
-            first_seen="the tied pair that occurs first in the corpus wins (Karpathy's minbpe, tiktoken's "
-            "educational trainer).",
-            alphabetical="the tied pair that sorts first by its two symbols wins (a fixed, readable rule).",
-            subword_nmt="the tied pair that sorts last by its two symbols wins (subword-nmt learn_bpe: max over "
-            "(count, pair)).",
-            hf_tokenizers="the tied pair with the smallest symbol ids wins (Hugging Face tokenizers' BpeTrainer).",
-        ),
-        cli="--tie-break",
-    ),
+    tie_rule_option(),
     Option(
         "num_merges",
         "Number of merges",
@@ -291,13 +292,14 @@ OPTIONS: Mapping[str, Option] = MappingProxyType({o.name: o for o in _OPTIONS})
 """Every option by its keyword name."""
 
 
-MARKING_PRETOKENIZERS = frozenset({"whitespace_eow"})
-"""The pre-tokenizers that put the end-of-word marker on their words (the others ignore ``end_of_word``)."""
-
-
 def marker_style(pretokenizer: str, end_of_word: str | None) -> str | None:
-    """The end-of-word style a pre-tokenizer really uses: ``end_of_word`` for ``whitespace_eow``, else ``None``."""
-    return end_of_word if pretokenizer in MARKING_PRETOKENIZERS else None
+    """The end-of-word style a pre-tokenizer really uses: ``end_of_word`` when its spec adds ``</w>``
+    (:attr:`~bpe_core.pretokenizers.PreTokenizerSpec.end_of_word`), else ``None``.
+
+    Raises:
+        KeyError: an unknown pre-tokenizer (checked by :func:`check_training` first).
+    """
+    return end_of_word if PRETOKENIZER_SPECS[pretokenizer].end_of_word else None
 
 
 Mode = TypeVar("Mode")

@@ -15,12 +15,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .errors import OptionError, quote
-from .pretokenize import REGEX_PATTERNS, check_pretokenizer, compiled_pattern, pretokenize, split_special
+from .pretokenize import split_special, split_with
+from .pretokenizers import PreTokenizerSpec, pretokenizer_spec
 
 AllowedSpecial = Literal["all"] | Iterable[str]
-
-WHITESPACE_PRETOKENIZERS = frozenset({"whitespace_eow", "whitespace", "trailing_space"})
-"""The pre-tokenizers that drop (or normalise) whitespace, so decoding cannot give it back."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +27,7 @@ class PreTokenizer:
 
     Attributes:
         name: one of :data:`bpe_core.pretokenize.PRETOKENIZERS`.
-        pattern: the split pattern of ``gpt2``/``gpt4`` (their default when
+        pattern: the split pattern of a regex pre-tokenizer (its spec's own when
             ``None`` is given), else ``None``.
 
     Raises:
@@ -40,20 +38,23 @@ class PreTokenizer:
     pattern: str | None = None
 
     def __post_init__(self) -> None:
-        check_pretokenizer(self.name)
-        if self.pattern is None and self.name in REGEX_PATTERNS:
-            object.__setattr__(self, "pattern", REGEX_PATTERNS[self.name])
+        spec = pretokenizer_spec(self.name)
+        if self.pattern is None and spec.pattern is not None:
+            object.__setattr__(self, "pattern", spec.pattern)
+
+    @property
+    def spec(self) -> PreTokenizerSpec:
+        """Everything about this pre-tokenizer (:mod:`bpe_core.pretokenizers`)."""
+        return pretokenizer_spec(self.name)
 
     @property
     def drops_whitespace(self) -> bool:
         """True for the whitespace pre-tokenizers, which do not give spacing back."""
-        return self.name in WHITESPACE_PRETOKENIZERS
+        return self.spec.drops_whitespace
 
     def split(self, text: str) -> list[str]:
         """The pre-tokens of ``text``, in order."""
-        if self.pattern is not None and self.name in REGEX_PATTERNS:
-            return compiled_pattern(self.pattern).findall(text)
-        return pretokenize(text, self.name)
+        return split_with(self.spec, text, self.pattern)
 
     def with_offsets(self, text: str) -> Iterator[tuple[str, int]]:
         """``(pre-token, its character offset in text)`` per pre-token."""

@@ -1,8 +1,10 @@
 """Pre-tokenizers: how raw text is cut into chunks before BPE sees it.
 
 BPE never merges across a chunk boundary, so the pre-tokenizer decides which
-tokens can exist at all (``the`` vs ``the `` vs `` the``). Each mode below is
-named after where it comes from:
+tokens can exist at all (``the`` vs ``the `` vs `` the``). Each mode is one
+:class:`~bpe_core.pretokenizers.PreTokenizerSpec` in
+:data:`bpe_core.pretokenizers.PRETOKENIZER_SPECS`, named after where it comes
+from; this module runs them. The built-in ones:
 
 ``whitespace_eow``
     Split on whitespace; each word then ends with the end-of-word marker ``</w>``
@@ -21,6 +23,10 @@ named after where it comes from:
     The cl100k_base regular expression as published in tiktoken
     (``tiktoken_ext/openai_public.py``): case-insensitive contractions, digit runs
     of at most three, and newlines kept with punctuation.
+``llama3``
+    Llama 3's regular expression (Meta's ``llama/tokenizer.py``): cl100k's
+    older, non-possessive spelling, which cuts text as ``gpt4`` does but for
+    whitespace after a line break at the very end of a text.
 ``none``
     No pre-tokenization: the whole text is one sequence, as in Gage's 1994 byte
     pair compressor, so merges may span spaces and lines.
@@ -40,46 +46,43 @@ when its whitespace is spaces and line ends (``\\n``, ``\\r\\n``); the README's
 from __future__ import annotations
 
 import heapq
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache, wraps
+from types import MappingProxyType
 from typing import ParamSpec, TypeVar
 
 import regex
 
 from .errors import OptionError, PatternError, quote
 from .options import OPTIONS
-from .text import check_text
-
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-"""GPT-2's split pattern, verbatim from OpenAI GPT-2 ``src/encoder.py``."""
-
-GPT4_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
-    r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+from .pretokenizers import GPT2_PATTERN as GPT2_PATTERN  # re-exported: defined with its spec
+from .pretokenizers import GPT4_PATTERN as GPT4_PATTERN
+from .pretokenizers import (
+    PRETOKENIZER_SPECS,
+    PreTokenizerSpec,
+    pretokenizer_spec,
+    trusted_patterns,
+    with_trailing_spaces,
 )
-"""cl100k_base's split pattern, verbatim from tiktoken ``tiktoken_ext/openai_public.py``."""
+from .text import check_text
 
 PRETOKENIZERS: Mapping[str, str] = OPTIONS["pretokenizer"].choices
 """Every pre-tokenizer name, with a one-line description for help texts (a view of ``OPTIONS``)."""
 
-REGEX_PATTERNS: dict[str, str] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
-"""The split pattern of each regex pre-tokenizer."""
+REGEX_PATTERNS: Mapping[str, str] = MappingProxyType(
+    {name: spec.pattern for name, spec in PRETOKENIZER_SPECS.items() if spec.pattern is not None}
+)
+"""The split pattern of each regex pre-tokenizer (read only; from ``pretokenizers.PRETOKENIZER_SPECS``)."""
 
-TRUSTED_PATTERNS: set[str] = {GPT2_PATTERN, GPT4_PATTERN}
-"""Split patterns known to match in linear time: the published GPT-2, GPT-4 and GPT-4o patterns and the
-engine's own (added by :func:`trusted` where they are defined). They run without the ``regex`` time limit,
-which slows matching by about 60%; every other pattern (uploaded files, sidecars, sessions) keeps it."""
-
-
-def trusted(pattern: str) -> str:
-    """Add ``pattern`` to :data:`TRUSTED_PATTERNS` and return it (only for patterns written in this package)."""
-    TRUSTED_PATTERNS.add(pattern)
-    return pattern
+TRUSTED_PATTERNS: frozenset[str] = trusted_patterns()
+"""Split patterns known to match in linear time: the trusted pre-tokenizers' own (GPT-2, cl100k, Llama 3) and
+the published r50k and o200k patterns (:func:`bpe_core.pretokenizers.trusted_patterns`). They run without the
+``regex`` time limit, which slows matching by about 60%; every other pattern (uploaded files, sidecars,
+sessions) keeps it."""
 
 
 def check_pretokenizer(name: object) -> str:
@@ -88,9 +91,7 @@ def check_pretokenizer(name: object) -> str:
     Raises:
         OptionError: ``name`` is not one of :data:`PRETOKENIZERS`.
     """
-    if not isinstance(name, str) or name not in PRETOKENIZERS:
-        raise OptionError(f"unknown pre-tokenizer {quote(name)}; expected one of: {', '.join(PRETOKENIZERS)}")
-    return name
+    return pretokenizer_spec(name).name
 
 
 MAX_PATTERN_LENGTH = 10_000
@@ -377,11 +378,11 @@ def pretokenize(text: str, pretokenizer: str = "gpt2", *, pattern: str | None = 
         text: the raw text.
         pretokenizer: one of :data:`PRETOKENIZERS` (see the module docstring for
             the source of each).
-        pattern: for ``gpt2``/``gpt4`` only, a replacement split pattern (used by
+        pattern: for a regex pre-tokenizer only, a replacement split pattern (used by
             tokenizers loaded from tiktoken files that bring their own).
 
     Returns:
-        The chunks in text order. For ``gpt2``, ``gpt4`` and ``none`` they
+        The chunks in text order. For the regex pre-tokenizers and ``none`` they
         concatenate back to ``text``; the whitespace modes drop the whitespace
         (``trailing_space`` keeps one space after every word but the last).
         The end-of-word marker of ``whitespace_eow`` is not part of the chunks.
@@ -396,15 +397,19 @@ def pretokenize(text: str, pretokenizer: str = "gpt2", *, pattern: str | None = 
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    check_pretokenizer(pretokenizer)
-    if pretokenizer in ("whitespace_eow", "whitespace"):
-        return text.split()
-    if pretokenizer == "trailing_space":
-        words = text.split()
-        return [w + " " for w in words[:-1]] + words[-1:]
-    if pretokenizer == "none":
-        return [text] if text else []
-    return compiled_pattern(pattern or REGEX_PATTERNS[pretokenizer]).findall(text)
+    return split_with(pretokenizer_spec(pretokenizer), text, pattern)
+
+
+def split_with(spec: PreTokenizerSpec, text: str, pattern: str | None = None) -> list[str]:
+    """The pre-tokens of ``text`` under ``spec``: its split function, or the matches of its split pattern
+    (``pattern`` replaces a regex spec's own; ignored by the others).
+
+    Raises:
+        PatternError: as :meth:`SplitPattern.findall`.
+    """
+    if spec.split is not None:
+        return with_trailing_spaces(spec.split(text)) if spec.trailing_space else spec.split(text)
+    return compiled_pattern(pattern or spec.pattern or "").findall(text)
 
 
 def find_specials(text: str, special_tokens: Iterable[str]) -> list[tuple[int, str]]:
@@ -494,44 +499,76 @@ def split_special(text: str, special_tokens: Iterable[str]) -> list[tuple[str, b
 CHUNK_CHARS = 1 << 16
 """Characters per slice when pre-tokens are counted a slice at a time (:func:`count_pretokens`)."""
 
-_REGEX_CUT = regex.compile(r"[\p{L}\p{N}](?=[\t\n\v\f\r ])")
-r"""A letter or digit before an ASCII whitespace character: no match of the GPT-2 or GPT-4 pattern spans it
-(their letter and digit runs end there, and what follows starts a match of its own whatever precedes it), and
-none ends at the letter for another reason than the text ending there (a cut after punctuation would split
-GPT-4's ``!\n``; a cut after whitespace would change what ``\s+(?!\S)`` sees at the slice's end). The same
-cut as :mod:`bpe_core.text_stream` uses for files."""
 
-_SPACE = re.compile(r"\s")
-r"""One whitespace character as ``str.split()`` sees it (``re``'s ``\s`` is exactly ``str.isspace``)."""
+def _slices(text: str, spec: PreTokenizerSpec) -> Iterator[str]:
+    """``text`` in slices of about :data:`CHUNK_CHARS`, cut only where ``spec.cut`` allows (see
+    :class:`bpe_core.pretokenizers.Cut`); a spec without a cut gives the whole text as one slice.
 
-
-def _slices(text: str, pretokenizer: str) -> Iterator[str]:
-    """``text`` in slices of about :data:`CHUNK_CHARS`, cut only where no pre-token of ``pretokenizer`` spans.
-
-    Whitespace modes cut just before a whitespace character; ``gpt2``/``gpt4``
-    just after a letter or digit followed by ASCII whitespace (see :data:`_REGEX_CUT`).
     Pre-tokenizing the slices one by one gives the pre-tokens of the whole text.
     Finding a cut is a search in C, so a text without one (a 100 MB word) is
     one slice, found in one scan.
     """
     n, start = len(text), 0
-    cut_at = _REGEX_CUT.search if pretokenizer in REGEX_PATTERNS else _SPACE.search
     while start < n:
         end = min(n, start + CHUNK_CHARS)
-        cut = cut_at(text, end) if end < n else None
-        end = n if cut is None else (cut.end() if pretokenizer in REGEX_PATTERNS else cut.start())
+        at = spec.cut.next(text, end) if spec.cut is not None and end < n else None
+        end = n if at is None else at
         yield text[start:end]
         start = end
+
+
+class PretokenCounter:
+    """Counts the pre-tokens of a piece of text (special tokens already cut out) given in slices.
+
+    Each slice must end at a place ``spec.cut`` allows (or at the piece's end).
+    A ``trailing_space`` spec keeps a space after every word but a piece's last,
+    so the last word of a slice is counted with its space until the piece ends
+    (:meth:`end_piece` takes it back). Counts and their order of first
+    appearance are those of ``Counter(pretokenize(piece))`` per piece.
+
+    Args:
+        spec: the pre-tokenizer.
+        counts: the counter to add to.
+    """
+
+    def __init__(self, spec: PreTokenizerSpec, counts: Counter[str]) -> None:
+        self.spec = spec
+        self.counts = counts
+        self.last_word: str | None = None  # trailing_space: the open piece's last word, counted with its space
+
+    def feed(self, text: str) -> None:
+        """Count one slice of the open piece.
+
+        Raises:
+            PatternError: as :func:`pretokenize`.
+        """
+        if self.spec.trailing_space and self.spec.split is not None:
+            words = self.spec.split(text)
+            if words:  # with_trailing_spaces for a piece given in slices: each word has its space till the end
+                self.counts.update(w + " " for w in words)
+                self.last_word = words[-1]
+            return
+        self.counts.update(split_with(self.spec, text))
+
+    def end_piece(self) -> None:
+        """The piece ends: its last word keeps no space (``trailing_space``)."""
+        word, self.last_word = self.last_word, None
+        if word is None:
+            return
+        key = word + " "
+        self.counts[key] -= 1
+        if not self.counts[key]:
+            del self.counts[key]  # a later occurrence then enters at its own place in first-appearance order
+        self.counts[word] += 1
 
 
 def count_pretokens(text: str, pretokenizer: str, counts: Counter[str], each: Callable[[], None] | None = None) -> None:
     """Add the pre-tokens of ``text`` to ``counts``: ``counts.update(pretokenize(text, pretokenizer))``, leaner.
 
-    Every mode but ``none`` works a slice at a time (:func:`_slices`), so the
+    Every mode with a cut works a slice at a time (:func:`_slices`), so the
     list of every pre-token of a large text never exists (it would take several
     times the text's size); counts and their order of first appearance are the
-    same. ``trailing_space`` holds back each slice's last word until the next
-    slice shows whether another word follows it (then it keeps its space).
+    same (:class:`PretokenCounter`).
 
     Args:
         text: the raw text (special tokens already cut out).
@@ -547,24 +584,9 @@ def count_pretokens(text: str, pretokenizer: str, counts: Counter[str], each: Ca
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    check_pretokenizer(pretokenizer)
-    if pretokenizer == "none":
-        counts.update(pretokenize(text, pretokenizer))
+    counter = PretokenCounter(pretokenizer_spec(pretokenizer), counts)
+    for piece in _slices(text, counter.spec):
+        counter.feed(piece)
         if each is not None:
             each()
-        return
-    held = None  # trailing_space: the last word so far, counted once the next one shows up
-    mode = "whitespace" if pretokenizer == "trailing_space" else pretokenizer
-    for piece in _slices(text, mode):
-        words = pretokenize(piece, mode)
-        if pretokenizer == "trailing_space" and words:
-            if held is not None:
-                counts[held + " "] += 1
-            held = words.pop()
-            counts.update([w + " " for w in words])
-        else:
-            counts.update(words)
-        if each is not None:
-            each()
-    if held is not None:
-        counts[held] += 1
+    counter.end_piece()

@@ -37,6 +37,7 @@ from itertools import accumulate
 from .byte_level import bytes_to_unicode
 from .errors import BPEError, MergeTableError, OptionError, quote
 from .options import OPTIONS
+from .pairkeys import SHIFT as SHIFT  # re-exported: pair keys are left * SHIFT + right
 
 MARKER = "</w>"
 """The end-of-word marker's display string (Sennrich et al. 2016)."""
@@ -46,9 +47,6 @@ UNITS: Mapping[str, str] = OPTIONS["unit"].choices
 
 END_OF_WORD: Mapping[str, str] = OPTIONS["end_of_word"].choices
 """Every end-of-word style with a one-line description (used by ``whitespace_eow``; a view of ``OPTIONS``)."""
-
-SHIFT = 1 << 24
-"""Pair keys are ``left_id * SHIFT + right_id``; the vocabulary stays below 16.7M ids."""
 
 
 class FrozenList(list):  # type: ignore[type-arg]

@@ -6,18 +6,14 @@ for the decoded text (the same pre-tokens, counts and first-appearance order), s
 the same merges as ``train(data.decode("utf-8"), pretokenizer=p, ...)``, without
 holding the decoded text or its list of pre-tokens at once.
 
-Where a chunk may be cut: the whitespace modes cut just before any whitespace
-character (``str.split`` splits there whatever surrounds it); the regex modes
-between a letter or digit (``[\\p{L}\\p{N}]``) and an ASCII whitespace
-character. No pre-token of GPT-2's or cl100k's pattern holds a letter or digit
-followed by whitespace (they put a space at the *start* of a word), and no
-construct of those patterns tells the end of the text from a whitespace
-character there (``(?!\\S)`` holds for both; ``\\s++$`` needs whitespace before
-the end), so the pre-tokens on each side are the ones the whole text gives. A
-special token that holds whitespace could span such a cut, so with one the text
-is counted whole (decoded in chunks all the same). ``trailing_space`` gives a
-word its space when the next word of the same piece turns up, and ``none`` (the
-whole text is one pre-token) has no cut.
+Where a chunk may be cut is the pre-tokenizer's own
+(:attr:`bpe_core.pretokenizers.PreTokenizerSpec.cut`, which says why the
+pre-tokens on each side are the ones the whole text gives); this module looks
+for the *last* such place in each chunk. A special token that holds whitespace
+could span a cut, so with one the text is counted whole (decoded in chunks all
+the same). ``trailing_space`` gives a word its space when the next word of the
+same piece turns up (:class:`bpe_core.pretokenize.PretokenCounter`), and
+``none`` (the whole text is one pre-token) has no cut.
 """
 
 from __future__ import annotations
@@ -33,18 +29,11 @@ import regex
 from .corpus import CountsOnBudget
 from .errors import BPEError, EmptyCorpusError
 from .memory import POSITION_BYTES, MemoryBudget
-from .pretokenize import REGEX_PATTERNS, check_pretokenizer, pretokenize, split_special
+from .pretokenize import PretokenCounter, split_special
+from .pretokenizers import PreTokenizerSpec, pretokenizer_spec
 
 CHUNK_BYTES = 1 << 20
 """Bytes decoded per step (1 MiB)."""
-
-_REGEX_CUT = regex.compile(r"(?r)[\p{L}\p{N}](?=[\t\n\v\f\r ])")
-"""Regex modes: the last place in a chunk where the text may be cut, just after a letter or digit that ASCII
-whitespace follows."""
-
-_SPACE_CUT = regex.compile(r"(?r)[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-"""Whitespace modes: the last whitespace character of a chunk (exactly ``str.isspace``; a test checks every
-code point), before which the text may be cut."""
 
 StreamProgress = Callable[[int, int], None]
 """``progress(bytes_done, bytes_total)``, called after each chunk."""
@@ -57,40 +46,22 @@ class TextDecodeError(BPEError):
 class _Counter:
     """Pre-token counts of text fed in cut pieces (see the module docstring for where it may be cut)."""
 
-    def __init__(self, pretokenizer: str, special_tokens: tuple[str, ...]) -> None:
-        self.pretokenizer = pretokenizer
+    def __init__(self, spec: PreTokenizerSpec, special_tokens: tuple[str, ...]) -> None:
         self.specials = special_tokens
         self.counts: Counter[str] = Counter()
-        self.last_word: str | None = None  # trailing_space: the last word of the open piece, counted with its space
+        self.pieces = PretokenCounter(spec, self.counts)
 
     def feed(self, text: str) -> None:
         """Count ``text``, which ends at a cut (or the end of the corpus: then call :meth:`close`)."""
-        pieces = split_special(text, self.specials)
-        for piece, special in pieces:
+        for piece, special in split_special(text, self.specials):
             if special:
-                self._end_piece()
-            elif self.pretokenizer == "trailing_space":
-                words = piece.split()
-                if words:
-                    self.counts.update(w + " " for w in words)
-                    self.last_word = words[-1]
+                self.pieces.end_piece()
             else:
-                self.counts.update(pretokenize(piece, self.pretokenizer))
+                self.pieces.feed(piece)
 
     def close(self) -> dict[str, int]:
-        self._end_piece()
+        self.pieces.end_piece()
         return dict(self.counts)
-
-    def _end_piece(self) -> None:
-        """trailing_space: the last word of a piece keeps no space (as :func:`~bpe_core.pretokenize.pretokenize`)."""
-        word, self.last_word = self.last_word, None
-        if word is None:
-            return
-        key = word + " "
-        self.counts[key] -= 1
-        if not self.counts[key]:
-            del self.counts[key]  # a later occurrence then enters at its own place in first-appearance order
-        self.counts[word] += 1
 
 
 def _chunks(data: bytes | bytearray | memoryview | BinaryIO, chunk_bytes: int) -> Iterable[bytes]:
@@ -152,13 +123,13 @@ def count_utf8(
         OptionError: an unknown pre-tokenizer.
         MemoryBudgetError: the held text or the counts would pass ``budget``.
     """
-    check_pretokenizer(pretokenizer)
+    spec = pretokenizer_spec(pretokenizer)
     specials = tuple(dict.fromkeys(special_tokens))
     if total is None and isinstance(data, (bytes, bytearray, memoryview)):
         total = len(data)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    counter = _Counter(pretokenizer, specials)
-    held = _Held(pretokenizer, specials, budget)
+    counter = _Counter(spec, specials)
+    held = _Held(spec, specials, budget)
     tally = None if budget is None else CountsOnBudget(counter.counts, budget)
     done = lines = 0
     for block in _chunks(data, chunk_bytes):
@@ -194,15 +165,16 @@ class _Held:
     """The decoded text since the last cut: where the next cut goes, and a budget check as it grows.
 
     Args:
-        pretokenizer: decides the cut (see the module docstring).
+        spec: the pre-tokenizer, which decides the cut (see the module docstring).
         specials: with one that holds whitespace there is no cut.
         budget: checked after each addition, or ``None``.
     """
 
-    def __init__(self, pretokenizer: str, specials: tuple[str, ...], budget: MemoryBudget | None) -> None:
-        can_cut = pretokenizer != "none" and not any(regex.search(r"\s", s) for s in specials)
-        self.cut = None if not can_cut else (_REGEX_CUT if pretokenizer in REGEX_PATTERNS else _SPACE_CUT)
-        self.one_word = (can_cut and self.cut is _SPACE_CUT) or (pretokenizer == "none" and not specials)
+    def __init__(self, spec: PreTokenizerSpec, specials: tuple[str, ...], budget: MemoryBudget | None) -> None:
+        can_cut = spec.cut is not None and not any(regex.search(r"\s", s) for s in specials)
+        self.cut = spec.cut if can_cut else None
+        # text since a cut before a separator is one word; so is the whole text of a spec without pre-tokenizer
+        self.one_word = (self.cut is not None and not self.cut.after) or (spec.whole_text and not specials)
         self.budget = budget
         self.parts: list[str] = []
         self.ready = ""  # text up to the last cut, for take()
@@ -214,17 +186,16 @@ class _Held:
         Raises:
             MemoryBudgetError: the held text does not fit the budget.
         """
-        cut = self.cut.search(text) if self.cut is not None else None
-        if cut is None:
+        at = self.cut.last(text) if self.cut is not None else None
+        if at is None:
             self.parts.append(text)
             if self.budget is not None:
                 self._check()
             return False
-        at = cut.end() if self.cut is _REGEX_CUT else cut.start()
         self.parts.append(text[:at])
         self.ready = "".join(self.parts)
         self.parts = [text[at:]]
-        self.lead = 1 if self.cut is _SPACE_CUT else 0
+        self.lead = 0 if self.cut.after else 1  # a cut before a separator leaves it at the held text's start
         return True
 
     def take(self, final: bool = False) -> str:

@@ -1,7 +1,13 @@
-"""Tie rules: which pair wins when several share the highest count.
+"""Tie rules: which pair wins when several share the highest count, one registry object per rule.
 
 Every rule is deterministic; none depends on hash order or ``PYTHONHASHSEED``.
-Each rule is expressed as a sort key where the *smallest* key wins.
+Each rule is expressed as a sort key where the *smallest* key wins. A rule is one
+:class:`TieRule` subclass holding its name, description, source, whether it is
+positional and its key; :data:`RULES` is the registry the option list, the trainer,
+the result queries, the checker and the page text read (names, descriptions, count).
+Adding a rule is one more class in :data:`_RULES` (and its test). This module imports
+nothing from the rest of ``bpe_core`` but the pair-key layout, so
+:mod:`bpe_core.options` may read it.
 
 ``first_seen``
     The tied pair whose first occurrence comes earliest when the distinct words
@@ -23,15 +29,11 @@ Each rule is expressed as a sort key where the *smallest* key wins.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
-from .options import OPTIONS
-from .symbols import SHIFT
-
-TIE_BREAKS: Mapping[str, str] = OPTIONS["tie_break"].choices
-"""Every tie rule with a one-line description (a read-only view of :data:`bpe_core.options.OPTIONS`)."""
-
+from .pairkeys import SHIFT
 
 PairKey = Callable[[int, int], object]
 """``key(left_id, right_id)``: a tie rule's sort key for one pair; the smallest key wins."""
@@ -69,18 +71,24 @@ class TieRule:
     """One tie rule: how it orders tied pairs and how it describes the value it compared.
 
     ``strings`` is id -> display string and ``hf_rank`` id -> Hugging Face id
-    (see :class:`bpe_core.symbols.SymbolTable`). A rule is *positional* when
-    its key is where a pair is first seen (which changes as merges rewrite the
-    corpus); the other rules' keys depend on the pair's symbols only.
+    (see :class:`bpe_core.symbols.SymbolTable`).
+
+    Attributes:
+        name: the option value (``tie_break="first_seen"``).
+        description: one line for help texts, with its source.
+        short: how a sentence names it ("the pair seen first"), for the lessons' text.
+        positional: the key is where a pair is first seen (which changes as merges
+            rewrite the corpus); the other rules' keys depend on the pair's symbols only.
     """
 
     name = ""
+    description = ""
+    short = ""
     positional = False
 
-    @property
-    def description(self) -> str:
-        """The rule's one-line description."""
-        return TIE_BREAKS[self.name]
+    def identity_keys(self, keys: Sequence[object]) -> bool:
+        """True when ``pair_key(keys)`` is the pair key ``left * SHIFT + right`` itself (a trainer shortcut)."""
+        return False
 
     def symbol_key(self, string: str, hf_rank: int) -> object:
         """The per-symbol part of a static rule's key (not used by positional rules)."""
@@ -125,6 +133,10 @@ class FirstSeenRule(TieRule):
     """``first_seen``: the earliest first occurrence wins (minbpe ``get_stats`` + ``max``)."""
 
     name = "first_seen"
+    description = (
+        "the tied pair that occurs first in the corpus wins (Karpathy's minbpe, tiktoken's educational trainer)."
+    )
+    short = "the pair seen first"
     positional = True
 
     def describe(self, strings, hf_rank, left, right, where=None) -> str:  # noqa: D102
@@ -135,6 +147,8 @@ class AlphabeticalRule(TieRule):
     """``alphabetical``: the smallest pair of strings wins."""
 
     name = "alphabetical"
+    description = "the tied pair that sorts first by its two symbols wins (a fixed, readable rule)."
+    short = "the alphabetically smallest"
 
     def symbol_key(self, string: str, hf_rank: int) -> object:  # noqa: D102
         return string
@@ -147,6 +161,10 @@ class SubwordNmtRule(TieRule):
     """``subword_nmt``: the largest pair of strings wins (``max(stats, key=lambda x: (stats[x], x))``)."""
 
     name = "subword_nmt"
+    description = (
+        "the tied pair that sorts last by its two symbols wins (subword-nmt learn_bpe: max over (count, pair))."
+    )
+    short = "subword-nmt's largest"
 
     def symbol_key(self, string: str, hf_rank: int) -> object:  # noqa: D102
         return (*(-ord(c) for c in string), 1)  # sorts strings in descending order
@@ -159,6 +177,8 @@ class HfTokenizersRule(TieRule):
     """``hf_tokenizers``: the smallest pair of Hugging Face ids wins (``Merge::cmp``)."""
 
     name = "hf_tokenizers"
+    description = "the tied pair with the smallest symbol ids wins (Hugging Face tokenizers' BpeTrainer)."
+    short = "Hugging Face's smallest ids"
 
     def symbol_key(self, string: str, hf_rank: int) -> object:  # noqa: D102
         return hf_rank
@@ -166,23 +186,45 @@ class HfTokenizersRule(TieRule):
     def pair_key(self, keys: Sequence[object]) -> PairKey:  # noqa: D102
         return lambda a, b: keys[a] * SHIFT + keys[b]  # type: ignore[operator]
 
+    def identity_keys(self, keys: Sequence[object]) -> bool:  # noqa: D102
+        return list(keys) == list(range(len(keys)))
+
     def describe(self, strings, hf_rank, left, right, where=None) -> str:  # noqa: D102
         return f"ids ({hf_rank[left]}, {hf_rank[right]}) (smallest wins)"
 
 
-RULES: dict[str, TieRule] = {
-    r.name: r for r in (FirstSeenRule(), AlphabeticalRule(), SubwordNmtRule(), HfTokenizersRule())
-}
-"""Every tie rule's object, by name (the same names as :data:`TIE_BREAKS`)."""
+_RULES: tuple[TieRule, ...] = (FirstSeenRule(), AlphabeticalRule(), SubwordNmtRule(), HfTokenizersRule())
+"""Every tie rule, in menu order: adding one is adding it here."""
 
 
-def tie_rule(name: str) -> TieRule:
-    """The rule object called ``name`` (a key of :data:`TIE_BREAKS`).
+def registry(rules: Iterable[TieRule]) -> Mapping[str, TieRule]:
+    """A read-only registry from rule objects, by name, in the order given.
 
     Raises:
-        KeyError: an unknown name (check it with :func:`bpe_core.symbols.check_option` first).
+        ValueError: two rules share a name, or a rule has no name or description.
     """
-    return RULES[name]
+    out: dict[str, TieRule] = {}
+    for rule in rules:
+        if not rule.name or not rule.description or rule.name in out:
+            raise ValueError(f"tie rule {rule.name!r}: a name of its own and a description are needed")
+        out[rule.name] = rule
+    return MappingProxyType(out)
+
+
+RULES: Mapping[str, TieRule] = registry(_RULES)
+"""Every tie rule's object, by name, in menu order (read only; ``bpe_core.TIE_RULE_SPECS``)."""
+
+TIE_BREAKS: Mapping[str, str] = MappingProxyType({name: rule.description for name, rule in RULES.items()})
+"""Every tie rule with a one-line description (the ``tie_break`` option's choices, :data:`bpe_core.options.OPTIONS`)."""
+
+
+def tie_rule(name: str, rules: Mapping[str, TieRule] = RULES) -> TieRule:
+    """The rule object called ``name`` (a key of :data:`TIE_BREAKS`, or of ``rules``).
+
+    Raises:
+        KeyError: an unknown name (check it with :func:`bpe_core.options.check_training` first).
+    """
+    return rules[name]
 
 
 def pick(

@@ -44,7 +44,7 @@ from .options import check_training, marker_style
 from .recorder import MergeLog, Recorder, TraceRecorder, gone_marker
 from .result import TrainResult
 from .symbols import MARKER_LAYOUTS, SHIFT, UNIT_KINDS, SymbolTable, spell_flat
-from .tiebreak import HfTokenizersRule, TieRule, tie_rule
+from .tiebreak import TieRule, tie_rule
 from .trace import TrainConfig
 
 ProgressCallback = Callable[[int, int], None]
@@ -96,8 +96,8 @@ def train(
             ``num_merges`` and ``vocab_size``.
         vocab_size: the target vocabulary size, counting special tokens + base
             alphabet (+ end-of-word symbols) + merges.
-        pretokenizer: see :mod:`bpe_core.pretokenize` (``whitespace_eow``,
-            ``whitespace``, ``trailing_space``, ``gpt2``, ``gpt4``, ``none``).
+        pretokenizer: a name in :data:`bpe_core.pretokenizers.PRETOKENIZER_SPECS`
+            (``whitespace_eow``, ``gpt2``, ``llama3``, ...; see :mod:`bpe_core.pretokenize`).
         unit: ``"char"`` (Unicode code points) or ``"byte"`` (UTF-8 bytes, 256
             base symbols shown with GPT-2's byte-to-unicode table).
         end_of_word: ``"separate"`` or ``"attached"``; how ``whitespace_eow``
@@ -460,7 +460,7 @@ class _Trainer:
         if not self.first_seen:
             self.keys = [rule.symbol_key(s, r) for s, r in zip(table.strings, table.hf_rank)]
             self.pair_key = rule.pair_key(self.keys)
-            self.identity = isinstance(rule, HfTokenizersRule) and self.keys == list(range(len(self.keys)))
+            self.identity = rule.identity_keys(self.keys)
         index, counts, floor = self.index, self.counts, self.floor
         for k in [k for k, c in counts.items() if c < floor]:
             del index[k]

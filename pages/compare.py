@@ -7,7 +7,7 @@ from collections.abc import Hashable
 import streamlit as st
 
 import bpe_core
-from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
+from bpe_core import END_OF_WORD, ORDERS, PRETOKENIZER_SPECS, PRETOKENIZERS, TIE_BREAKS, UNITS, BPEError
 from ui import sidebar, state
 from ui.cache import (
     READY,
@@ -108,7 +108,7 @@ for i, col in enumerate(columns):
         st.markdown(f"**Run {LETTERS[i]}**")
         values = {}
         for (field, label, options), default in zip(FIELDS, DEFAULTS[i]):
-            ignored = field == "end_of_word" and values["pretokenizer"] != "whitespace_eow"
+            ignored = field == "end_of_word" and not PRETOKENIZER_SPECS[values["pretokenizer"]].end_of_word
             values[field] = st.selectbox(
                 label,
                 options,
@@ -119,7 +119,7 @@ for i, col in enumerate(columns):
                 bind=BIND,
             )
         name = f"{LETTERS[i]}: {values['pretokenizer']}/{values['unit']}" + (
-            f"/{values['end_of_word']}" if values["pretokenizer"] == "whitespace_eow" else ""
+            f"/{values['end_of_word']}" if PRETOKENIZER_SPECS[values["pretokenizer"]].end_of_word else ""
         )
         runs[name] = base.with_(**values, budget_kind="merges", budget=int(budget))
 

@@ -27,7 +27,7 @@ from viz.checking import COUNT_TEXT_COLUMNS
 KINDS = ("Detect", "Word counts", "Text")
 """How the corpus box is read: detected, word counts (``low 5``, ``5 l o w _`` ...), or running text."""
 MAX_CORPUS_CHARS = CHECK_MAX_CORPUS_CHARS
-"""The corpus box's limit: finding settings trains 24 times and more."""
+"""The corpus box's limit: finding settings trains :data:`bpe_core.checking.FIND_TRAININGS` times and more."""
 PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
     "whitespace_eow, </w> separate": ("whitespace_eow", "separate"),
     "whitespace_eow, </w> attached": ("whitespace_eow", "attached"),

@@ -60,7 +60,8 @@ MAX_DROPOUT_SAMPLES = 6
 MAX_DROPOUT_SEED = 2**31 - 1
 """The largest seed the Encode page's dropout seed box takes."""
 CHECK_MAX_CORPUS_CHARS = 100_000
-"""The Check page's corpus box (finding settings trains 24 times and more): also the longest a link may carry."""
+"""The Check page's corpus box (finding settings trains :data:`bpe_core.checking.FIND_TRAININGS` times and more):
+also the longest a link may carry."""
 CHECK_MAX_CLAIM_CHARS = 20_000
 """The Check page's claimed-merges box."""
 CHECK_MAX_WORD_CHARS = 2_000

@@ -6,6 +6,7 @@ import streamlit as st
 
 from bpe_core import (
     END_OF_WORD,
+    PRETOKENIZER_SPECS,
     PRETOKENIZERS,
     TIE_BREAKS,
     UNITS,
@@ -95,8 +96,9 @@ LINK_LIMIT = (
 TOO_LONG = "link-too-long"
 """The key of the main-area notice saying that the pasted text is too long for a link."""
 
-EOW_PRETOKENIZER = "whitespace_eow"
-"""The one pre-tokenizer that writes the end-of-word suffix (the others ignore the End of word setting)."""
+EOW_PRETOKENIZER = " or ".join(name for name, spec in PRETOKENIZER_SPECS.items() if spec.end_of_word)
+"""The pre-tokenizer that writes the end-of-word suffix (the others ignore the End of word setting), from
+the registry (:attr:`bpe_core.PreTokenizerSpec.end_of_word`)."""
 
 
 def eow_ignored(pretokenizer: str) -> str:
@@ -201,7 +203,7 @@ def render() -> None:
             )
             st.radio("Unit", list(UNITS), key=state.UNIT, horizontal=True, help=HELP["unit"], bind=bind)
             pretokenizer = st.session_state.get(state.PRETOKENIZER, defaults.pretokenizer)
-            ignored = pretokenizer != EOW_PRETOKENIZER
+            ignored = not PRETOKENIZER_SPECS[pretokenizer].end_of_word
             st.radio(
                 "End of word (</w>)",
                 list(END_OF_WORD),

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from bpe_core import MARKER, CheckSettings, ClaimStep, EncodingCheck, MergeCheck
+from bpe_core import MARKER, PRETOKENIZER_SPECS, CheckSettings, ClaimStep, EncodingCheck, MergeCheck
 from bpe_core.checking import APPLY_ORDERS
 from viz.markdown import code, plain
 
@@ -122,7 +122,7 @@ def _marker(settings: CheckSettings) -> str:
     notation = settings.notation
     if notation is not None:
         return notation.label()
-    return f"{MARKER} {settings.end_of_word}" if settings.pretokenizer == "whitespace_eow" else "none"
+    return f"{MARKER} {settings.end_of_word}" if PRETOKENIZER_SPECS[settings.pretokenizer].end_of_word else "none"
 
 
 def encoding_frame(report: EncodingCheck, show: Show = _same) -> pd.DataFrame:

@@ -9,13 +9,13 @@ a running app.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from bpe_core import BlockedRule, BPEError, Tokenizer, TrainResult
+from bpe_core import TIE_RULE_SPECS, BlockedRule, BPEError, Tokenizer, TrainResult
 from viz.compare import compression_figure
 from viz.encode_story import StoryRow, story_rows
 from viz.encode_views import blocked_frame, blocked_rules, fallbacks_frame, rule_steps_frame, token_views
@@ -67,6 +67,21 @@ TRADEOFF_SAMPLES = ("Wikipedia: Taylor Swift (186 KB)", "Shakespeare excerpt (12
 """Lesson 8's choices of training and held-out text (sample labels)."""
 
 
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _number(n: int) -> str:
+    """``n`` as a word up to ten (``4`` -> ``"four"``), else in digits: counts in lesson text come from the
+    registries, so they cannot go stale."""
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else f"{n:,}"
+
+
+def _in_turn(items: Iterable[str]) -> str:
+    """``"a, b, c, or d"``: the items as one phrase."""
+    items = list(items)
+    return items[0] if len(items) < 2 else ", ".join(items[:-1]) + ", or " + items[-1]
+
+
 @dataclass(frozen=True)
 class LessonText:
     """A lesson's title (its pill on the page) and the paragraph that explains it."""
@@ -84,9 +99,9 @@ LESSON_TEXTS: tuple[LessonText, ...] = (
     ),
     LessonText(
         "2. Ties",
-        "When two pairs share the top count, something must pick one. Each tool picks differently: the pair "
-        "seen first, the alphabetically smallest, subword-nmt's largest, or Hugging Face's smallest ids. "
-        "The table shows where the four rules part ways and what each compared.",
+        "When two pairs share the top count, something must pick one. Each tool picks differently: "
+        f"{_in_turn(rule.short for rule in TIE_RULE_SPECS.values())}. "
+        f"The table shows where the {_number(len(TIE_RULE_SPECS))} rules part ways and what each compared.",
     ),
     LessonText(
         "3. Blocked merge",

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import regex
 
-from bpe_core import MARKER, Tokenizer, TrainResult, WordChange, unicode_to_bytes
+from bpe_core import MARKER, PRETOKENIZER_SPECS, Tokenizer, TrainResult, WordChange, unicode_to_bytes
 
 PALETTE = (
     "#fde68a",
@@ -332,7 +332,7 @@ def shown_key(text: str) -> str:
 def end_of_word_mode(source: Tokenizer | TrainResult) -> bool:
     """True when ``source`` (a tokenizer or a training result) ends words with the ``</w>`` marker."""
     if isinstance(source, TrainResult):
-        return source.config.pretokenizer == "whitespace_eow"
+        return PRETOKENIZER_SPECS[source.config.pretokenizer].end_of_word
     return source.model.end_of_word is not None
 
 

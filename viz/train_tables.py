@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from bpe_core import MergeStep, TrainResult, WordChange
+from bpe_core import PRETOKENIZER_SPECS, MergeStep, TrainResult, WordChange
 from viz.tokens import shown_key
 
 Show = Callable[[str], str]
@@ -108,15 +108,11 @@ def token_counts(result: TrainResult) -> list[int]:
     return [result.tokens_at(k) for k in range(result.num_merges + 1)]
 
 
-WORD_SPLITTERS = frozenset({"whitespace_eow", "whitespace", "trailing_space"})
-"""Pre-tokenizers whose pre-tokens are words (text between whitespace); the others cut words further
-(``gpt2``, ``gpt4``: letters, digits, punctuation and spaces apart) or not at all (``none``)."""
-
-
 def pretoken_noun(pretokenizer: str) -> str:
-    """What a pre-token is called under ``pretokenizer``: ``"words"`` for the whitespace splitters,
-    ``"pre-tokens"`` for the regex ones (GPT-2's `` the``, ``,`` and ``123`` are pre-tokens, not words)."""
-    return "words" if pretokenizer in WORD_SPLITTERS else "pre-tokens"
+    """What a pre-token is called under ``pretokenizer``: ``"words"`` for the whitespace splitters (whose
+    pre-tokens are the text between whitespace), ``"pre-tokens"`` for the others (GPT-2's `` the``, ``,`` and
+    ``123`` are pre-tokens, not words; ``none`` keeps the whole text)."""
+    return "words" if PRETOKENIZER_SPECS[pretokenizer].drops_whitespace else "pre-tokens"
 
 
 def corpus_summary(result: TrainResult) -> dict[str, int | float]:

@@ -16,7 +16,12 @@ import regex
 from ..byte_level import bytes_to_unicode
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, OptionError, PatternError, quote
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, compiled_pattern, trusted
+from ..pretokenize import compiled_pattern
+from ..pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec, pretokenizer_spec, spec_for_pattern
+from ..pretokenizers import PY_WHITESPACE as PY_WHITESPACE  # re-exported: defined with the whitespace specs
+from ..pretokenizers import WHITESPACE_RUN as WHITESPACE_RUN
+from ..pretokenizers import WHOLE_TEXT_PATTERN as WHOLE_TEXT_PATTERN
+from ..pretokenizers import WORD_PATTERN as WORD_PATTERN
 from ..symbols import MARKER, SymbolTable, unit_kind, utf8
 
 Source = str | PathLike[str]
@@ -38,20 +43,6 @@ class ExportError(OptionError):
 
 
 # ---------------------------------------------------------------- whitespace and split patterns
-
-PY_WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
-"""Every character Python's ``str.split()`` splits on (Unicode White_Space plus U+001C..U+001F)."""
-
-_WS_CLASS = "".join(f"\\x{{{ord(c):X}}}" for c in PY_WHITESPACE)
-
-WHITESPACE_RUN = f"[{_WS_CLASS}]+"
-"""A regex for one run of ``str.split()`` whitespace (``\\x{...}`` escapes: valid in ``regex``, Oniguruma and Rust)."""
-
-WORD_PATTERN = f"[^{_WS_CLASS}]+"
-"""A split pattern whose matches are exactly ``text.split()`` (the ``whitespace`` pre-tokenizers)."""
-
-WHOLE_TEXT_PATTERN = trusted(r"[\s\S]+")
-"""A split pattern that keeps the whole text as one piece (the ``none`` pre-tokenizer)."""
 
 
 def check_pattern(pattern: str, source: str, field: str) -> str:
@@ -79,24 +70,31 @@ def check_pattern(pattern: str, source: str, field: str) -> str:
     return pattern
 
 
-def pretokenizer_for_pattern(pattern: str) -> tuple[str, str | None]:
-    """Map a split pattern to ``(pretokenizer, pattern override)`` for :class:`~bpe_core.Tokenizer`.
+def pretokenizer_for_pattern(
+    pattern: str, specs: Mapping[str, PreTokenizerSpec] = PRETOKENIZER_SPECS
+) -> tuple[str, str | None]:
+    """Map a split pattern read from a file to ``(pretokenizer, pattern override)`` for :class:`~bpe_core.Tokenizer`.
 
-    GPT-2's and cl100k's patterns and the two patterns above map to their
-    pre-tokenizer names; any other pattern is kept as an override under the
-    ``gpt4`` label (if it caps digit runs at three, as cl100k does) or ``gpt2``.
+    A pattern that is exactly a pre-tokenizer's tiktoken pattern
+    (:attr:`~bpe_core.pretokenizers.PreTokenizerSpec.tiktoken_pattern`: GPT-2's, cl100k's, Llama 3's, the
+    whitespace and whole-text patterns) maps to that pre-tokenizer's name; any other pattern is kept as an
+    override under the ``gpt4`` label (if it caps digit runs at three, as cl100k does) or ``gpt2``.
+
+    Args:
+        pattern: the pattern (a plain ``str``, or an :class:`~bpe_core.pretokenize.HFSplit`, never recognised).
+        specs: the pre-tokenizer registry to recognise from.
     """
-    known = {GPT2_PATTERN: "gpt2", GPT4_PATTERN: "gpt4", WORD_PATTERN: "whitespace", WHOLE_TEXT_PATTERN: "none"}
-    if pattern in known:
-        return known[pattern], None
+    known = spec_for_pattern(pattern, specs)
+    if known is not None:
+        return known, None
     return ("gpt4" if r"\p{N}{1,3}" in pattern else "gpt2"), pattern
 
 
 def split_pattern(tok: Tokenizer) -> str | None:
-    """The regex whose matches are ``tok``'s pre-tokens, or ``None`` for ``trailing_space``/``whitespace_eow``."""
-    if tok.pre_tokenizer.name in ("gpt2", "gpt4"):
-        return tok.pre_tokenizer.pattern
-    return {"whitespace": WORD_PATTERN, "none": WHOLE_TEXT_PATTERN}.get(tok.pre_tokenizer.name)
+    """The regex whose matches are ``tok``'s pre-tokens (tiktoken's ``pat_str``), or ``None`` when there is
+    none (``trailing_space``, ``whitespace_eow``): a regex pre-tokenizer's pattern, else its spec's tiktoken one."""
+    spec = pretokenizer_spec(tok.pre_tokenizer.name)
+    return tok.pre_tokenizer.pattern if spec.is_regex else spec.tiktoken_pattern
 
 
 # ---------------------------------------------------------------- reading

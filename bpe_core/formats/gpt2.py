@@ -24,7 +24,9 @@ import json
 
 from ..encoder import Tokenizer
 from ..errors import quote
+from ..options import marker_style
 from ..pretokenize import GPT2_PATTERN
+from ..pretokenizers import pretokenizer_spec
 from ..symbols import unit_kind
 from ._common import (
     ExportError,
@@ -122,7 +124,7 @@ def load_vocab_merges(
         end_of_word: ``None`` infers it from ``</w>`` in the tokens (see the module docstring).
         pretokenizer: ``None`` infers it: ``gpt2`` for bytes, ``whitespace_eow``
             when there is a marker, else ``whitespace``.
-        pattern: a replacement split pattern for ``gpt2``/``gpt4``.
+        pattern: a replacement split pattern for a regex pre-tokenizer (``gpt2``, ``gpt4``, ``llama3``).
         special_tokens: the special tokens; ``None`` takes every token that is
             neither a base symbol nor formed by a merge (GPT-2's ``<|endoftext|>``).
         name: a label.
@@ -145,8 +147,7 @@ def load_vocab_merges(
         unit = infer_unit(vocab, special_tokens or ())
     if pretokenizer is None:
         pretokenizer = "gpt2" if unit_kind(unit).byte_level else "whitespace_eow" if end_of_word else "whitespace"
-    if pretokenizer != "whitespace_eow":
-        end_of_word = None
+    end_of_word = marker_style(pretokenizer, end_of_word)
     return tokenizer_from_vocab(
         vocab,
         merges,
@@ -193,7 +194,8 @@ def check_exportable(tok: Tokenizer) -> None:
             and tok.model.end_of_word is None
         )
     else:
-        fits = tok.pre_tokenizer.name in ("whitespace_eow", "whitespace")
+        spec = pretokenizer_spec(tok.pre_tokenizer.name)
+        fits = spec.drops_whitespace and not spec.trailing_space  # words are the text between whitespace
     if not fits:
         raise ExportError(
             f"vocab.json + merges.txt carry no pre-tokenizer: the convention is byte-level tokens with GPT-2's regex, "

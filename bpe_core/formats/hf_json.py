@@ -6,14 +6,15 @@ serialised with ``vocab`` and ``merges``). Merges are written as
 ``[left, right]`` pairs, which ``tokenizers`` >= 0.20 reads and which lets a
 merge hold a space (``trailing_space`` tokens such as ``"the "``).
 
-How each setting is written (and read back):
+How each setting is written (and read back); each pre-tokenizer's row is its
+:attr:`~bpe_core.pretokenizers.PreTokenizerSpec.hf` step:
 
 =====================  ===========================================================================
 setting                tokenizer.json
 =====================  ===========================================================================
 byte unit              ``ByteLevel`` pre-tokenizer step and decoder (GPT-2's byte-to-unicode)
 ``gpt2``               ``ByteLevel(use_regex=true)`` (byte unit) or ``Split(regex, Isolated)``
-``gpt4``               ``Split(regex, Isolated)`` (+ ``ByteLevel(use_regex=false)`` for bytes)
+``gpt4``, ``llama3``   ``Split(regex, Isolated)`` (+ ``ByteLevel(use_regex=false)`` for bytes)
 ``whitespace``         ``Split(<str.split() whitespace>+, Removed)``
 ``whitespace_eow``     the same, with ``end_of_word_suffix: "</w>"`` (marker attached only)
 ``trailing_space``     normalizer ``Replace(<whitespace>+, " ")`` + ``Strip``, then ``Split(" ", MergedWithPrevious)``
@@ -38,13 +39,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from regex import escape as regex_escape
 
 from ..encoder import Tokenizer
 from ..errors import quote
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, SPLIT_BEHAVIORS, HFSplit
+from ..pretokenize import SPLIT_BEHAVIORS, HFSplit
+from ..pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec, pretokenizer_spec
 from ..symbols import MARKER, unit_kind
 from ._common import (
     WHITESPACE_RUN,
@@ -62,6 +64,8 @@ from ._common import (
 )
 from .tiktoken_ranks import R50K_PATTERN
 
+Specs = Mapping[str, PreTokenizerSpec]
+
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
 
 
@@ -78,11 +82,13 @@ def _split(pattern: str, behavior: str, *, regex: bool = True, invert: bool = Fa
     }
 
 
-_COVERING = (GPT2_PATTERN, GPT4_PATTERN, R50K_PATTERN)
-"""Patterns that match every character, so Hugging Face's ``Isolated`` pieces are exactly their matches."""
+def _covering(specs: Specs) -> frozenset[str]:
+    """Patterns that match every character, so Hugging Face's ``Isolated`` pieces are exactly their matches:
+    each spec's that ``covers_text``, and r50k's."""
+    return frozenset([*(s.pattern for s in specs.values() if s.covers_text and s.pattern), R50K_PATTERN])
 
 
-def _pattern_split(pattern: str) -> dict[str, object]:
+def _pattern_split(pattern: str, specs: Specs = PRETOKENIZER_SPECS) -> dict[str, object]:
     """The ``Split`` step for a split pattern.
 
     A plain pattern keeps its matches only (tiktoken's ``find_iter``): Hugging
@@ -91,7 +97,7 @@ def _pattern_split(pattern: str) -> dict[str, object]:
     """
     if isinstance(pattern, HFSplit):
         return _split(onig_pattern(pattern), pattern.behavior, invert=pattern.invert)
-    if pattern in _COVERING:
+    if pattern in _covering(specs):
         return _split(onig_pattern(pattern), "Isolated")
     return _split(onig_pattern(pattern), "Removed", invert=True)
 
@@ -126,21 +132,35 @@ def python_pattern(pattern: str) -> str:
     return _ATOMIC_INTERVAL.sub(r"\1\2+", pattern)
 
 
-def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
-    """``(normalizer, pre_tokenizer)`` for ``tok``'s settings."""
-    byte = tok.model.table.byte_level
+def hf_pre_tokenizer(
+    spec: PreTokenizerSpec, pattern: str | None, byte: bool, specs: Specs = PRETOKENIZER_SPECS
+) -> tuple[dict | None, dict | None]:
+    """The ``(normalizer, pre_tokenizer)`` JSON blocks of ``tokenizer.json`` for a pre-tokenizer.
+
+    Written from the spec's :attr:`~bpe_core.pretokenizers.PreTokenizerSpec.hf` step (see the table in
+    the module docstring), followed by ``ByteLevel(use_regex=false)`` for the byte unit.
+
+    Args:
+        spec: the pre-tokenizer.
+        pattern: the tokenizer's split pattern (a regex spec's own, or a loaded override), else ``None``.
+        byte: the vocabulary is byte level.
+        specs: the registry (for the patterns written ``Isolated``).
+
+    Returns:
+        The normalizer (or ``None``) and the pre-tokenizer (or ``None`` for no step).
+    """
     steps: list[dict] = []
     normalizer = None
-    pre = tok.pre_tokenizer.name
-    if pre in ("gpt2", "gpt4"):
-        if byte and pre == "gpt2" and tok.pre_tokenizer.pattern == GPT2_PATTERN:
+    step = spec.hf
+    if step is not None:
+        if byte and step.byte_level_regex and type(pattern) is str and pattern == spec.pattern:
             return None, _byte_level(True)
-        steps.append(_pattern_split(tok.pre_tokenizer.pattern or ""))
-    elif pre in ("whitespace", "whitespace_eow"):
-        steps.append(_split(WHITESPACE_RUN, "Removed"))
-    elif pre == "trailing_space":
-        normalizer = _TRAILING_NORMALIZER
-        steps.append(_split(" ", "MergedWithPrevious", regex=False))
+        if step.normalizer:
+            normalizer = _TRAILING_NORMALIZER
+        if step.pattern is None:
+            steps.append(_pattern_split(pattern or "", specs))
+        else:
+            steps.append(_split(step.pattern, step.behavior, regex=not step.literal))
     if byte:
         steps.append(_byte_level(False))
     if not steps:
@@ -148,6 +168,13 @@ def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
     if len(steps) == 1:
         return normalizer, steps[0]
     return normalizer, {"type": "Sequence", "pretokenizers": steps}
+
+
+def _pre_tokenizer(tok: Tokenizer) -> tuple[dict | None, dict | None]:
+    """``(normalizer, pre_tokenizer)`` for ``tok``'s settings."""
+    return hf_pre_tokenizer(
+        pretokenizer_spec(tok.pre_tokenizer.name), tok.pre_tokenizer.pattern, tok.model.table.byte_level
+    )
 
 
 def _decoder(tok: Tokenizer) -> dict:
@@ -235,8 +262,43 @@ def _is(node: object, kind: str) -> bool:
     return isinstance(node, dict) and node.get("type") == kind
 
 
-def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[str, str, str | None]:
-    """``(unit, pretokenizer, pattern)`` from the pre-tokenizer and normalizer, or a FormatError."""
+def _named(specs: Specs, wanted: Callable[[PreTokenizerSpec], bool]) -> str:
+    """The name of the first spec that is ``wanted``."""
+    return next(s.name for s in specs.values() if wanted(s))
+
+
+def hf_step_spec(
+    pattern: object, behavior: object, invert: object, normalizer: bool, specs: Specs = PRETOKENIZER_SPECS
+) -> str | None:
+    """The pre-tokenizer (without ``</w>``) whose fixed ``Split`` step is this one, or ``None``.
+
+    Args:
+        pattern: the step's ``pattern`` object (``{"Regex": ...}`` or ``{"String": ...}``).
+        behavior, invert: the step's fields.
+        normalizer: the whitespace normalizer comes before it.
+        specs: the registry to recognise from.
+    """
+    for spec in specs.values():
+        step = spec.hf
+        if step is None or step.pattern is None or spec.end_of_word:
+            continue
+        written = {("String" if step.literal else "Regex"): step.pattern}
+        if (pattern, behavior, not invert, normalizer) == (written, step.behavior, True, step.normalizer):
+            return spec.name
+    return None
+
+
+def read_pre_tokenizer(
+    pre: object, normalizer: object, source: str, specs: Specs = PRETOKENIZER_SPECS
+) -> tuple[str, str, str | None]:
+    """``(unit, pretokenizer, pattern)`` from ``tokenizer.json``'s pre-tokenizer and normalizer blocks.
+
+    Recognises what :func:`hf_pre_tokenizer` writes for each spec of ``specs`` and Hugging Face's own
+    ``WhitespaceSplit``; any other ``Split`` regex is kept as a pattern override (:func:`_read_split`).
+
+    Raises:
+        FormatError: an unsupported normalizer, pre-tokenizer step or combination (named).
+    """
     expected = (
         "expected ByteLevel(add_prefix_space=false), Split(regex, Isolated) or Split(whitespace, Removed), "
         "optionally followed by ByteLevel(use_regex=false), as this package writes them"
@@ -257,19 +319,19 @@ def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[s
         if last.get("use_regex", True):
             if steps:
                 raise FormatError(f"{source}: pre_tokenizer: ByteLevel(use_regex=true) after other steps; {expected}")
-            return unit, "gpt2", None
+            return unit, _named(specs, lambda s: s.hf is not None and s.hf.byte_level_regex), None
     if normalizer is not None and normalizer != _TRAILING_NORMALIZER:
         kind = normalizer.get("type") if isinstance(normalizer, dict) else normalizer
         raise FormatError(f"{source}: the normalizer {quote(kind)} is not supported (it changes the text before BPE)")
     if not steps:
         if normalizer is not None:
             raise FormatError(f"{source}: a whitespace normalizer without its Split pre-tokenizer is not supported")
-        return unit, "none", None
+        return unit, _named(specs, lambda s: s.hf is None), None
     if len(steps) != 1:
         raise FormatError(f"{source}: pre_tokenizer has {len(steps)} steps; {expected}")
     step = steps[0]
-    if _is(step, "WhitespaceSplit") and normalizer is None:
-        return unit, "whitespace", None
+    if _is(step, "WhitespaceSplit") and normalizer is None:  # Hugging Face's own spelling of the whitespace split
+        return unit, hf_step_spec({"Regex": WHITESPACE_RUN}, "Removed", False, False, specs) or "whitespace", None
     if not _is(step, "Split"):
         kind = step.get("type") if isinstance(step, dict) else step
         raise FormatError(f"{source}: pre_tokenizer {quote(kind)} is not supported; {expected}")
@@ -277,13 +339,15 @@ def _read_pre_tokenizer(pre: object, normalizer: object, source: str) -> tuple[s
     behavior = step.get("behavior")
     invert = step.get("invert", False)
     if normalizer is not None:
-        if pattern == {"String": " "} and behavior == "MergedWithPrevious" and not invert:
-            return unit, "trailing_space", None
+        if (name := hf_step_spec(pattern, behavior, invert, True, specs)) is not None:
+            return unit, name, None
         raise FormatError(f"{source}: a whitespace normalizer needs Split(' ', MergedWithPrevious) after it")
-    return (unit, *_read_split(pattern, behavior, invert, source))
+    return (unit, *_read_split(pattern, behavior, invert, source, specs))
 
 
-def _read_split(pattern: object, behavior: object, invert: object, source: str) -> tuple[str, str | None]:
+def _read_split(
+    pattern: object, behavior: object, invert: object, source: str, specs: Specs = PRETOKENIZER_SPECS
+) -> tuple[str, str | None]:
     """``(pretokenizer, pattern)`` for one Hugging Face ``Split`` step (every behaviour, ``invert``)."""
     if behavior not in SPLIT_BEHAVIORS:
         raise FormatError(
@@ -298,16 +362,30 @@ def _read_split(pattern: object, behavior: object, invert: object, source: str) 
         text = python_pattern(pattern["Regex"])
     else:
         raise FormatError(f"{source}: pre_tokenizer Split needs a {{'Regex': ...}} or {{'String': ...}} pattern")
-    if behavior == "Removed" and not invert and text == WHITESPACE_RUN:
-        return "whitespace", None
-    if (behavior == "Isolated" and not invert and text in (GPT2_PATTERN, GPT4_PATTERN, R50K_PATTERN)) or (
-        behavior == "Removed" and invert
-    ):
+    if (name := hf_step_spec(pattern, behavior, invert, False, specs)) is not None:
+        return name, None
+    if (behavior == "Isolated" and not invert and text in _covering(specs)) or (behavior == "Removed" and invert):
         split: str = text  # a plain pattern keeps exactly its matches (tiktoken)
     else:
         split = HFSplit(text, behavior, invert)
     check_pattern(split, source, "pre_tokenizer.pattern.Regex")
-    return pretokenizer_for_pattern(split)
+    return pretokenizer_for_pattern(split, specs)
+
+
+def _marked(pretokenizer: str, source: str) -> str:
+    """The pre-tokenizer that adds ``</w>`` to the words ``pretokenizer`` cuts (same ``tokenizer.json`` step).
+
+    Raises:
+        FormatError: none does (the suffix goes with a whitespace split).
+    """
+    step = PRETOKENIZER_SPECS[pretokenizer].hf
+    found = [s.name for s in PRETOKENIZER_SPECS.values() if s.end_of_word and s.hf == step]
+    if not found:
+        raise FormatError(
+            f"{source}: end_of_word_suffix {MARKER!r} goes with a whitespace split in bpe_core; this file "
+            f"uses the {pretokenizer} pre-tokenizer"
+        )
+    return found[0]
 
 
 def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str = "") -> Tokenizer:
@@ -343,15 +421,10 @@ def load_hf_json(text: str | bytes, *, source: str = "tokenizer.json", name: str
     suffix, unk = _check_model_options(doc["model"], source)
     merges = _read_merges(raw_merges, source)
     specials = _read_added_tokens(doc.get("added_tokens") or [], vocab, source)
-    unit, pretokenizer, pattern = _read_pre_tokenizer(doc.get("pre_tokenizer"), doc.get("normalizer"), source)
+    unit, pretokenizer, pattern = read_pre_tokenizer(doc.get("pre_tokenizer"), doc.get("normalizer"), source)
     end_of_word = None
     if suffix:
-        if pretokenizer not in ("whitespace", "whitespace_eow"):
-            raise FormatError(
-                f"{source}: end_of_word_suffix {MARKER!r} goes with a whitespace split in bpe_core; this file "
-                f"uses the {pretokenizer} pre-tokenizer"
-            )
-        pretokenizer, end_of_word = "whitespace_eow", "attached"
+        pretokenizer, end_of_word = _marked(pretokenizer, source), "attached"
     full_vocab = dict(vocab)
     full_vocab.update(specials)
     fallback = None

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..encoder import FALLBACKS, Tokenizer
 from ..errors import BPEError, MergeTableError, OptionError, quote
+from ..options import marker_style
 from ..pretokenize import PRETOKENIZERS, REGEX_PATTERNS
 from ..symbols import END_OF_WORD, UNITS, SymbolTable, unit_kind, utf8
 from ..tiebreak import TIE_BREAKS
@@ -263,7 +264,7 @@ def load_session(text: str | bytes, *, source: str = "session.json") -> Session:
     alphabet, finals, merge_ids, merges = _read_table(doc, s["unit"], source)
     if s["pattern"] is not None:
         check_pattern(s["pattern"], source, "settings.pattern")
-    eow = s["end_of_word"] if s["pretokenizer"] == "whitespace_eow" else None
+    eow = marker_style(s["pretokenizer"], s["end_of_word"])
     table = _rebuild(s["unit"], eow, list(s["special_tokens"]), alphabet, finals, merge_ids, FormatError, source)
     for k, (item, (a, b, _new)) in enumerate(zip(merges, merge_ids)):
         if item != [table.strings[a], table.strings[b]]:

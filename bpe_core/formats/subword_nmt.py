@@ -19,6 +19,7 @@ import re
 
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, quote
+from ..pretokenizers import pretokenizer_spec
 from ..spelling import Temporaries
 from ..symbols import MARKER
 from ._common import ExportError, FormatError, decode_text, describe_settings, whitespace_in_merges
@@ -30,7 +31,7 @@ VERSION_LINE = "#version: 0.2"
 def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` unless ``tok`` is char-unit ``whitespace_eow`` with the ``keep`` fallback
     (what subword-nmt applies: unknown characters stay as they are)."""
-    if tok.model.table.byte_level or tok.pre_tokenizer.name != "whitespace_eow":
+    if tok.model.table.byte_level or not pretokenizer_spec(tok.pre_tokenizer.name).end_of_word:
         raise ExportError(
             "subword-nmt splits text on spaces and works on characters with the </w> marker; this tokenizer has "
             f"{describe_settings(tok)}; train with unit='char', pretokenizer='whitespace_eow' or save "

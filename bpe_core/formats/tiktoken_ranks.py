@@ -28,7 +28,10 @@ from collections.abc import Iterable, Mapping
 
 from ..encoder import Tokenizer
 from ..errors import MergeTableError, quote
-from ..pretokenize import GPT2_PATTERN, GPT4_PATTERN, HFSplit, trusted
+from ..pretokenize import HFSplit
+from ..pretokenizers import GPT2_PATTERN, GPT4_PATTERN
+from ..pretokenizers import O200K_PATTERN as O200K_PATTERN  # re-exported: the trusted patterns live together
+from ..pretokenizers import R50K_PATTERN as R50K_PATTERN
 from ..symbols import SymbolTable, missing_bytes_error
 from ._common import (
     ExportError,
@@ -49,9 +52,6 @@ from ._common import (
 SIDECAR_FORMAT = "tiktoken-encoding"
 """The ``format`` field of the JSON that carries a rank file's pattern and special tokens."""
 
-R50K_PATTERN = trusted(r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""")
-"""r50k_base's pattern as tiktoken 0.14 writes it (equivalent to GPT-2's, ``tiktoken_ext/openai_public.py``)."""
-
 CL100K_SPECIAL_TOKENS: dict[str, int] = {
     "<|endoftext|>": 100257,
     "<|fim_prefix|>": 100258,
@@ -60,23 +60,6 @@ CL100K_SPECIAL_TOKENS: dict[str, int] = {
     "<|endofprompt|>": 100276,
 }
 """cl100k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``)."""
-
-O200K_PATTERN = trusted(
-    "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    )
-)
-"""o200k_base's split pattern (GPT-4o), verbatim from tiktoken 0.14 ``tiktoken_ext/openai_public.py``: a word is
-an optional non-letter, then upper-case letters and lower-case letters (so ``CamelCase`` splits at the case change),
-with an English contraction kept on; digit runs of at most three; punctuation keeps a following ``/`` or newlines."""
 
 O200K_SPECIAL_TOKENS: dict[str, int] = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 """o200k_base's special tokens (tiktoken ``tiktoken_ext/openai_public.py``); ids 199998 and 200000..200017 are unset."""
@@ -442,8 +425,8 @@ def check_exportable(tok: Tokenizer) -> None:
     """Raise :class:`ExportError` unless tiktoken can hold ``tok`` with the same ids.
 
     tiktoken needs byte-level tokens without an end-of-word marker, a
-    pre-tokenizer that is a regex's matches (``gpt2``, ``gpt4``, ``whitespace``,
-    ``none``), one rank per distinct token, and ids that grow with the merge
+    pre-tokenizer that is a regex's matches (a spec with a ``tiktoken_pattern``:
+    the regex ones, ``whitespace``, ``none``), one rank per distinct token, and ids that grow with the merge
     order (a rank is both id and priority).
     """
     if not tok.model.table.byte_level or tok.model.end_of_word is not None:

@@ -260,6 +260,9 @@ def test_an_interrupt_is_one_line():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
+        # Ctrl-C as a terminal delivers it: a suite started in the background by a non-interactive shell
+        # (`cmd &`) inherits SIGINT ignored, and Python then never turns it into KeyboardInterrupt
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60

@@ -4,7 +4,8 @@
   could have fired but did not (and why), and the characters that fell back;
 * :func:`round_trip`: whether ``decode(encode(text)) == text``, and why not;
 * :func:`order_differences`: the pre-tokens ``rank`` and ``sequential`` order
-  cut differently.
+  cut differently;
+* :func:`explain_text`: the three at once, the text pre-tokenized once.
 
 Each takes the tokenizer's parts (:class:`~bpe_core.encoding.TokenizerParts`:
 ``model``, ``pre_tokenizer``, ``specials``, ``decoder``; a
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .encoding import TokenizerParts, decode, encode
 from .merge_run import Candidate, MergeRun, Step, dropout_rng
@@ -100,10 +101,21 @@ def encode_trace(
     Raises:
         OptionError, TypeError: as for :meth:`~bpe_core.Tokenizer.encode`.
     """
-    mode = merge_order(order)
     rng = dropout_rng(dropout, seed)
+    return _trace(parts, text, merge_order(order), allowed_special, rng, seed, Temporaries(len(parts.model)))
+
+
+def _trace(
+    parts: TokenizerParts,
+    text: str,
+    mode: MergeOrder,
+    allowed_special: AllowedSpecial,
+    rng: tuple[float, random.Random] | None,
+    seed: int | random.Random | None,
+    temporaries: Temporaries,
+) -> EncodeTrace:
+    """The body of :func:`encode_trace`, handing out temporary ids from ``temporaries`` (kept by the caller)."""
     model = parts.model
-    temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
     pieces: list[PieceTrace] = []
     offset = 0
@@ -119,7 +131,7 @@ def encode_trace(
                 pieces.append(_trace_piece(model, chunk, offset + at, mode, temporaries, names, rng))
         offset += len(piece)
     shown_seed = seed if isinstance(seed, int) and rng is not None else None
-    return EncodeTrace(text, mode.name, tuple(pieces), float(dropout) if rng else 0.0, shown_seed)
+    return EncodeTrace(text, mode.name, tuple(pieces), rng[0] if rng else 0.0, shown_seed)
 
 
 def _plain_names(strings: Sequence[str]) -> Callable[[Sequence[int]], tuple[str, ...]]:
@@ -413,20 +425,30 @@ def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]
     Raises:
         OptionError: text holding a lone surrogate (byte unit).
     """
+    return _differences(parts, _pre_tokens(parts, text))
+
+
+def _pre_tokens(parts: TokenizerParts, text: str) -> Iterator[str]:
+    """The pre-tokens of ``text`` with no special token matched, in order (what :func:`order_differences` reads)."""
+    for piece, _special in parts.specials.split(text, ()):
+        yield from parts.pre_tokenizer.split(piece)
+
+
+def _differences(parts: TokenizerParts, chunks: Iterable[str]) -> list[OrderDifference]:
+    """The distinct ``chunks`` that ``rank`` and ``sequential`` order cut apart (see :func:`order_differences`)."""
     model = parts.model
     temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
     out = []
     seen: set[str] = set()
-    for piece, _special in parts.specials.split(text, ()):
-        for chunk in parts.pre_tokenizer.split(piece):
-            if chunk in seen:
-                continue
-            seen.add(chunk)
-            r = model.encode_chunk(chunk, RANK, temporaries)
-            s = model.encode_chunk(chunk, SEQUENTIAL, temporaries)
-            if r != s:
-                out.append(OrderDifference(chunk, names(r), names(s)))
+    for chunk in chunks:
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        r = model.encode_chunk(chunk, RANK, temporaries)
+        s = model.encode_chunk(chunk, SEQUENTIAL, temporaries)
+        if r != s:
+            out.append(OrderDifference(chunk, names(r), names(s)))
     return out
 
 
@@ -456,13 +478,51 @@ def round_trip(
     """
     temporaries = Temporaries(len(parts.model))
     ids = encode(parts, text, order=order, allowed_special=allowed_special, temporaries=temporaries)
+    return _round_trip(
+        parts, text, ids, temporaries, lambda: encode_trace(parts, text, order=order, allowed_special=allowed_special)
+    )
+
+
+def _round_trip(
+    parts: TokenizerParts, text: str, ids: Sequence[int], temporaries: Temporaries, trace: Callable[[], EncodeTrace]
+) -> RoundTrip:
+    """:func:`round_trip` of ``text`` encoded as ``ids``; ``trace()`` gives its trace, read only to find a cause."""
     decoded = decode(parts, ids, temporaries=temporaries)
     if decoded == text:
         return RoundTrip(True, text, decoded, None, "")
-    trace = encode_trace(parts, text, order=order, allowed_special=allowed_special)  # to find the cause
     pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
-    pos, reason = _difference(parts, trace, text, decoded, pos)
+    pos, reason = _difference(parts, trace(), text, decoded, pos)
     return RoundTrip(False, text, decoded, pos, reason)
+
+
+@budgeted
+def explain_text(
+    parts: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+) -> tuple[EncodeTrace, RoundTrip, list[OrderDifference]]:
+    """:func:`encode_trace`, :func:`round_trip` and :func:`order_differences` of one text, pre-tokenized once.
+
+    Equal to the three calls one after the other, but the round trip decodes
+    the trace's ids (and reads the same trace for a cause), and the order
+    differences read the trace's pre-tokens, unless an allowed special token
+    was cut out of the text (they match none): then the text is split again.
+    An Encode page draws all three for every text.
+
+    Args:
+        parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
+        text, order, allowed_special: as for :meth:`~bpe_core.Tokenizer.encode` (no dropout).
+
+    Returns:
+        ``(trace, round_trip, order_differences)``, each as its own function returns it.
+
+    Raises:
+        OptionError, TypeError: as for :meth:`~bpe_core.Tokenizer.encode`.
+    """
+    temporaries = Temporaries(len(parts.model))
+    trace = _trace(parts, text, merge_order(order), allowed_special, None, None, temporaries)
+    checked = _round_trip(parts, text, trace.ids, temporaries, lambda: trace)
+    special = any(p.special for p in trace.pieces)  # none cut: the text splits as with no special token matched
+    chunks = _pre_tokens(parts, text) if special else (p.text for p in trace.pieces)
+    return trace, checked, _differences(parts, chunks)
 
 
 def _difference(parts: TokenizerParts, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:

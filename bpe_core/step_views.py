@@ -94,8 +94,8 @@ class BoundedCache(Generic[K, V]):
 
     def put(self, key: K, value: V) -> V:
         """Keep ``value`` for ``key``, dropping the least recently used entry past :attr:`size`; return ``value``."""
+        self._items.pop(key, None)  # (re)inserted at the end: the most recently used
         self._items[key] = value
-        self._items.move_to_end(key)
         while len(self._items) > self.size:
             try:
                 self._items.popitem(last=False)

@@ -4,8 +4,10 @@
   could have fired but did not (and why), and the characters that fell back;
 * :func:`round_trip`: whether ``decode(encode(text)) == text``, and why not;
 * :func:`order_differences`: the pre-tokens ``rank`` and ``sequential`` order
-  cut differently;
-* :func:`explain_text`: the three at once, the text pre-tokenized once.
+  cut differently.
+
+The last two can read a trace already made of the same text (``trace=``)
+instead of pre-tokenizing and encoding it again.
 
 Each takes the tokenizer's parts (:class:`~bpe_core.encoding.TokenizerParts`:
 ``model``, ``pre_tokenizer``, ``specials``, ``decoder``; a
@@ -27,7 +29,7 @@ from .model import MergeModel
 from .pipeline import AllowedSpecial
 from .pretokenize import budgeted
 from .spelling import FallbackLog, Temporaries
-from .symbols import SHIFT, utf8
+from .symbols import MARKER, SHIFT, utf8
 from .trace import (
     BlockedRule,
     DroppedMerge,
@@ -407,7 +409,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
 
 
 @budgeted
-def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]:
+def order_differences(parts: TokenizerParts, text: str, *, trace: EncodeTrace | None = None) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
     The two orders agree on tables that training learned from the same
@@ -417,6 +419,8 @@ def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]
     Args:
         parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text: the text to pre-tokenize and encode both ways (special tokens are not matched).
+        trace: ``text``'s trace (:func:`encode_trace`, any order): its pre-tokens are read instead of
+            splitting the text again, unless a special token was cut out of it (here none is matched).
 
     Returns:
         One :class:`~bpe_core.trace.OrderDifference` per distinct pre-token
@@ -425,6 +429,8 @@ def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]
     Raises:
         OptionError: text holding a lone surrogate (byte unit).
     """
+    if trace is not None and trace.text == text and not any(p.special for p in trace.pieces):
+        return _differences(parts, (p.text for p in trace.pieces))  # none cut: the same split as with none matched
     return _differences(parts, _pre_tokens(parts, text))
 
 
@@ -454,7 +460,12 @@ def _differences(parts: TokenizerParts, chunks: Iterable[str]) -> list[OrderDiff
 
 @budgeted
 def round_trip(
-    parts: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    parts: TokenizerParts,
+    text: str,
+    *,
+    order: str = "rank",
+    allowed_special: AllowedSpecial = (),
+    trace: EncodeTrace | None = None,
 ) -> RoundTrip:
     """Check ``decode(encode(text)) == text`` and explain the first difference.
 
@@ -468,6 +479,8 @@ def round_trip(
     Args:
         parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text, order, allowed_special: as for :meth:`~bpe_core.Tokenizer.encode`.
+        trace: ``text``'s trace with the same ``order`` and ``allowed_special`` and no dropout
+            (:func:`encode_trace`): its ids are decoded instead of encoding the text again.
 
     Returns:
         A :class:`~bpe_core.trace.RoundTrip`: ``ok``, the decoded text, the
@@ -476,11 +489,33 @@ def round_trip(
     Raises:
         OptionError: an unknown order, or text holding a lone surrogate.
     """
+    if trace is not None and trace.text == text and trace.order == merge_order(order).name and not trace.dropout:
+        temporaries = _temporaries(parts, trace)
+        if temporaries is not None:
+            return _round_trip(parts, text, trace.ids, temporaries, lambda: trace)
     temporaries = Temporaries(len(parts.model))
     ids = encode(parts, text, order=order, allowed_special=allowed_special, temporaries=temporaries)
     return _round_trip(
         parts, text, ids, temporaries, lambda: encode_trace(parts, text, order=order, allowed_special=allowed_special)
     )
+
+
+def _temporaries(parts: TokenizerParts, trace: EncodeTrace) -> Temporaries | None:
+    """The temporary symbols ``trace``'s encoding handed out (``keep`` fallback), rebuilt from its tokens.
+
+    Ids are handed out as the text meets unseen characters and no rule merges
+    them, so they first appear in the final tokens in id order; ``None`` if
+    they do not (then the caller encodes again).
+    """
+    temporaries = Temporaries(len(parts.model))
+    for p in trace.pieces:
+        for i, name, ends, kind in zip(p.ids, p.tokens, p.ends_word, p.kinds):
+            if kind != "temporary" or i < temporaries.first + len(temporaries):
+                continue
+            if i != temporaries.first + len(temporaries) or (ends and not name.endswith(MARKER)):
+                return None
+            temporaries.get(name[: -len(MARKER)] if ends else name, ends)
+    return temporaries
 
 
 def _round_trip(
@@ -493,36 +528,6 @@ def _round_trip(
     pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
     pos, reason = _difference(parts, trace(), text, decoded, pos)
     return RoundTrip(False, text, decoded, pos, reason)
-
-
-@budgeted
-def explain_text(
-    parts: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
-) -> tuple[EncodeTrace, RoundTrip, list[OrderDifference]]:
-    """:func:`encode_trace`, :func:`round_trip` and :func:`order_differences` of one text, pre-tokenized once.
-
-    Equal to the three calls one after the other, but the round trip decodes
-    the trace's ids (and reads the same trace for a cause), and the order
-    differences read the trace's pre-tokens, unless an allowed special token
-    was cut out of the text (they match none): then the text is split again.
-    An Encode page draws all three for every text.
-
-    Args:
-        parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
-        text, order, allowed_special: as for :meth:`~bpe_core.Tokenizer.encode` (no dropout).
-
-    Returns:
-        ``(trace, round_trip, order_differences)``, each as its own function returns it.
-
-    Raises:
-        OptionError, TypeError: as for :meth:`~bpe_core.Tokenizer.encode`.
-    """
-    temporaries = Temporaries(len(parts.model))
-    trace = _trace(parts, text, merge_order(order), allowed_special, None, None, temporaries)
-    checked = _round_trip(parts, text, trace.ids, temporaries, lambda: trace)
-    special = any(p.special for p in trace.pieces)  # none cut: the text splits as with no special token matched
-    chunks = _pre_tokens(parts, text) if special else (p.text for p in trace.pieces)
-    return trace, checked, _differences(parts, chunks)
 
 
 def _difference(parts: TokenizerParts, trace: EncodeTrace, text: str, decoded: str, pos: int) -> tuple[int, str]:

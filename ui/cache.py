@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import bpe_core
-from bpe_core.explain import explain_text
+from bpe_core.explain import order_differences, round_trip
 from bpe_core.formats import Download, Loaded, Proof
 from bpe_core.pipeline import AllowedSpecial
 from ui import state
@@ -325,8 +325,8 @@ def encoded(
 ) -> Encoding:
     """Encode ``text`` with a copy of ``_tokenizer`` using ``fallback``, with all the page's views.
 
-    The text is pre-tokenized once for the trace, the round trip and the order differences
-    (:func:`bpe_core.explain.explain_text`).
+    The text is pre-tokenized once: the round trip and the order differences read the trace
+    (``trace=`` of :func:`bpe_core.explain.round_trip` and :func:`~bpe_core.explain.order_differences`).
 
     ``_tokenizer`` is not hashed (the leading underscore tells ``st.cache_data``
     so): ``source`` names it instead, e.g. ``("trained", corpus SHA-256, settings)``,
@@ -336,12 +336,14 @@ def encoded(
         bpe_core.BPEError: the text cannot be encoded (not cached).
     """
     tok = with_fallback(_tokenizer, fallback)
-    trace, round_trip, diffs = explain_text(tok, text, order=order, allowed_special=_allowed(allow_special))
+    allowed = _allowed(allow_special)
+    trace = tok.encode_with_trace(text, order=order, allowed_special=allowed)
+    diffs = order_differences(tok, text, trace=trace)
     return Encoding(
         trace=trace,
         views=_boxes(tok, trace, limit),
         stats=encode_stats(text, trace.ids),
-        round_trip=round_trip,
+        round_trip=round_trip(tok, text, order=order, allowed_special=allowed, trace=trace),
         differences=order_differences_frame(diffs, display_of(tok)),
         differing=frozenset(d.text for d in diffs),
         temporary=temporary_note(tok, trace),

@@ -103,21 +103,10 @@ def encode_trace(
     Raises:
         OptionError, TypeError: as for :meth:`~bpe_core.Tokenizer.encode`.
     """
+    mode = merge_order(order)
     rng = dropout_rng(dropout, seed)
-    return _trace(parts, text, merge_order(order), allowed_special, rng, seed, Temporaries(len(parts.model)))
-
-
-def _trace(
-    parts: TokenizerParts,
-    text: str,
-    mode: MergeOrder,
-    allowed_special: AllowedSpecial,
-    rng: tuple[float, random.Random] | None,
-    seed: int | random.Random | None,
-    temporaries: Temporaries,
-) -> EncodeTrace:
-    """The body of :func:`encode_trace`, handing out temporary ids from ``temporaries`` (kept by the caller)."""
     model = parts.model
+    temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
     pieces: list[PieceTrace] = []
     offset = 0
@@ -133,7 +122,7 @@ def _trace(
                 pieces.append(_trace_piece(model, chunk, offset + at, mode, temporaries, names, rng))
         offset += len(piece)
     shown_seed = seed if isinstance(seed, int) and rng is not None else None
-    return EncodeTrace(text, mode.name, tuple(pieces), rng[0] if rng else 0.0, shown_seed)
+    return EncodeTrace(text, mode.name, tuple(pieces), float(dropout) if rng else 0.0, shown_seed)
 
 
 def _plain_names(strings: Sequence[str]) -> Callable[[Sequence[int]], tuple[str, ...]]:

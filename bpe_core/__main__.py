@@ -168,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print(f"# {len(result.merges)} merges, tie rule {args.tie_break}, vocabulary {len(result.vocab)}")
     print(f"{'rank':>5}  {'left':<14} {'right':<14} {'token':<18} {'count':>8} {'replaced':>9}  ties")
-    for s, tied in zip(result.summaries, result.tied_lists(MAX_TIED)):
+    for s, tied in zip(result.summaries, result.views.tied_lists(MAX_TIED)):
         ties = "" if s.num_tied == 1 else f"{s.num_tied} tied: " + ", ".join(f"{a}+{b}" for a, b in tied[1:4])
         if s.num_tied > 4:
             ties += ", ..."
@@ -207,7 +207,7 @@ def _as_json(result: TrainResult) -> dict:
                 "num_tied": s.num_tied,
                 "tied": [list(p) for p in tied],
             }
-            for s, tied in zip(result.summaries, result.tied_lists(MAX_TIED))
+            for s, tied in zip(result.summaries, result.views.tied_lists(MAX_TIED))
         ],
         "vocab_size": len(result.tokenizer),
         "stop_reason": result.stop_reason,

@@ -45,7 +45,7 @@ from .options import OPTIONS
 from .pretokenizers import PRETOKENIZER_SPECS
 from .result import TrainResult
 from .symbols import MARKER, UNIT_KINDS
-from .trace import Pair
+from .trace import Pair, train_kwargs
 from .trainer import train
 
 Claim = Sequence[Pair | tuple[Pair, int | None]]
@@ -129,20 +129,12 @@ class CheckSettings:
 
     def kwargs(self) -> dict[str, object]:
         """Keyword arguments for :func:`check_merges` (with ``marker`` when one is set)."""
-        kwargs: dict[str, object] = {
-            "pretokenizer": self.pretokenizer,
-            "end_of_word": self.end_of_word,
-            "tie_break": self.tie_break,
-            "min_frequency": self.min_frequency,
-            "unit": self.unit,
-        }
+        kwargs = self.train_kwargs()
         return kwargs if self.marker is None else {**kwargs, "marker": self.marker}
 
     def train_kwargs(self) -> dict[str, object]:
         """Keyword arguments for :func:`bpe_core.train` on :meth:`train_corpus` (no ``marker``)."""
-        kwargs = self.kwargs()
-        kwargs.pop("marker", None)
-        return kwargs
+        return train_kwargs(self.pretokenizer, self.unit, self.end_of_word, self.tie_break, self.min_frequency)
 
     def train_corpus(self, corpus: Corpus) -> Corpus:
         """The corpus :func:`bpe_core.train` gets: ``corpus``, its words prefixed with a start marker."""
@@ -377,9 +369,9 @@ def _compare(
             step = result.summaries[i]
             claimed = (engine(pair[0]), engine(pair[1]))
             ok = step.pair == claimed and (count is None or count == step.count)
-            top = tuple(((shown(a), shown(b)), c) for (a, b), c in result.steps[i].top_pairs)
+            top = tuple(((shown(a), shown(b)), c) for (a, b), c in result.views.steps[i].top_pairs)
             actual = (shown(step.pair[0]), shown(step.pair[1]))
-            claimed_count = result.pair_count_at(i, claimed)
+            claimed_count = result.views.pair_count_at(i, claimed)
             steps.append(ClaimStep(i, pair, count, actual, step.count, claimed_count, ok, top, step.num_tied))
         else:
             ok = False

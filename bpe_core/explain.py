@@ -6,6 +6,9 @@
 * :func:`order_differences`: the pre-tokens ``rank`` and ``sequential`` order
   cut differently.
 
+The last two can read a trace already made of the same text (``trace=``)
+instead of pre-tokenizing and encoding it again.
+
 Each takes the tokenizer's parts (:class:`~bpe_core.tokenizer_parts.TokenizerParts`:
 ``model``, ``pre_tokenizer``, ``specials``, ``decoder``; a
 :class:`~bpe_core.Tokenizer` is one) and returns frozen records (:mod:`bpe_core.trace`) that carry
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .merge_run import Candidate, MergeRun, Step, dropout_rng
 from .merging import RANK, SEQUENTIAL, MergeOrder, merge_order
@@ -25,7 +28,7 @@ from .model import MergeModel
 from .pipeline import AllowedSpecial
 from .pretokenize import budgeted
 from .spelling import FallbackLog, Temporaries
-from .symbols import SHIFT, utf8
+from .symbols import MARKER, SHIFT, utf8
 from .tokenizer_parts import TokenizerParts, decode, encode
 from .trace import (
     BlockedRule,
@@ -395,7 +398,7 @@ def _raw_bytes(model: MergeModel, chunk: str, final: list[int]) -> tuple[Fallbac
 
 
 @budgeted
-def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]:
+def order_differences(parts: TokenizerParts, text: str, *, trace: EncodeTrace | None = None) -> list[OrderDifference]:
     """The pre-tokens of ``text`` that ``rank`` and ``sequential`` order cut differently.
 
     The two orders agree on tables that training learned from the same
@@ -405,6 +408,8 @@ def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]
     Args:
         parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text: the text to pre-tokenize and encode both ways (special tokens are not matched).
+        trace: ``text``'s trace (:func:`encode_trace`, any order): its pre-tokens are read instead of
+            splitting the text again, unless a special token was cut out of it (here none is matched).
 
     Returns:
         One :class:`~bpe_core.trace.OrderDifference` per distinct pre-token
@@ -413,26 +418,43 @@ def order_differences(parts: TokenizerParts, text: str) -> list[OrderDifference]
     Raises:
         OptionError: text holding a lone surrogate (byte unit).
     """
+    if trace is not None and trace.text == text and not any(p.special for p in trace.pieces):
+        return _differences(parts, (p.text for p in trace.pieces))  # none cut: the same split as with none matched
+    return _differences(parts, _pre_tokens(parts, text))
+
+
+def _pre_tokens(parts: TokenizerParts, text: str) -> Iterator[str]:
+    """The pre-tokens of ``text`` with no special token matched, in order (what :func:`order_differences` reads)."""
+    for piece, _special in parts.specials.split(text, ()):
+        yield from parts.pre_tokenizer.split(piece)
+
+
+def _differences(parts: TokenizerParts, chunks: Iterable[str]) -> list[OrderDifference]:
+    """The distinct ``chunks`` that ``rank`` and ``sequential`` order cut apart (see :func:`order_differences`)."""
     model = parts.model
     temporaries = Temporaries(len(model))
     names = _namer(model, temporaries)
     out = []
     seen: set[str] = set()
-    for piece, _special in parts.specials.split(text, ()):
-        for chunk in parts.pre_tokenizer.split(piece):
-            if chunk in seen:
-                continue
-            seen.add(chunk)
-            r = model.encode_chunk(chunk, RANK, temporaries)
-            s = model.encode_chunk(chunk, SEQUENTIAL, temporaries)
-            if r != s:
-                out.append(OrderDifference(chunk, names(r), names(s)))
+    for chunk in chunks:
+        if chunk in seen:
+            continue
+        seen.add(chunk)
+        r = model.encode_chunk(chunk, RANK, temporaries)
+        s = model.encode_chunk(chunk, SEQUENTIAL, temporaries)
+        if r != s:
+            out.append(OrderDifference(chunk, names(r), names(s)))
     return out
 
 
 @budgeted
 def round_trip(
-    parts: TokenizerParts, text: str, *, order: str = "rank", allowed_special: AllowedSpecial = ()
+    parts: TokenizerParts,
+    text: str,
+    *,
+    order: str = "rank",
+    allowed_special: AllowedSpecial = (),
+    trace: EncodeTrace | None = None,
 ) -> RoundTrip:
     """Check ``decode(encode(text)) == text`` and explain the first difference.
 
@@ -446,6 +468,8 @@ def round_trip(
     Args:
         parts: the tokenizer's parts (any :class:`~bpe_core.Tokenizer` is one).
         text, order, allowed_special: as for :meth:`~bpe_core.Tokenizer.encode`.
+        trace: ``text``'s trace with the same ``order`` and ``allowed_special`` and no dropout
+            (:func:`encode_trace`): its ids are decoded instead of encoding the text again.
 
     Returns:
         A :class:`~bpe_core.trace.RoundTrip`: ``ok``, the decoded text, the
@@ -454,14 +478,44 @@ def round_trip(
     Raises:
         OptionError: an unknown order, or text holding a lone surrogate.
     """
+    if trace is not None and trace.text == text and trace.order == merge_order(order).name and not trace.dropout:
+        temporaries = _temporaries(parts, trace)
+        if temporaries is not None:
+            return _round_trip(parts, text, trace.ids, temporaries, lambda: trace)
     temporaries = Temporaries(len(parts.model))
     ids = encode(parts, text, order=order, allowed_special=allowed_special, temporaries=temporaries)
+    return _round_trip(
+        parts, text, ids, temporaries, lambda: encode_trace(parts, text, order=order, allowed_special=allowed_special)
+    )
+
+
+def _temporaries(parts: TokenizerParts, trace: EncodeTrace) -> Temporaries | None:
+    """The temporary symbols ``trace``'s encoding handed out (``keep`` fallback), rebuilt from its tokens.
+
+    Ids are handed out as the text meets unseen characters and no rule merges
+    them, so they first appear in the final tokens in id order; ``None`` if
+    they do not (then the caller encodes again).
+    """
+    temporaries = Temporaries(len(parts.model))
+    for p in trace.pieces:
+        for i, name, ends, kind in zip(p.ids, p.tokens, p.ends_word, p.kinds):
+            if kind != "temporary" or i < temporaries.first + len(temporaries):
+                continue
+            if i != temporaries.first + len(temporaries) or (ends and not name.endswith(MARKER)):
+                return None
+            temporaries.get(name[: -len(MARKER)] if ends else name, ends)
+    return temporaries
+
+
+def _round_trip(
+    parts: TokenizerParts, text: str, ids: Sequence[int], temporaries: Temporaries, trace: Callable[[], EncodeTrace]
+) -> RoundTrip:
+    """:func:`round_trip` of ``text`` encoded as ``ids``; ``trace()`` gives its trace, read only to find a cause."""
     decoded = decode(parts, ids, temporaries=temporaries)
     if decoded == text:
         return RoundTrip(True, text, decoded, None, "")
-    trace = encode_trace(parts, text, order=order, allowed_special=allowed_special)  # to find the cause
     pos = next((k for k, (x, y) in enumerate(zip(text, decoded)) if x != y), min(len(text), len(decoded)))
-    pos, reason = _difference(parts, trace, text, decoded, pos)
+    pos, reason = _difference(parts, trace(), text, decoded, pos)
     return RoundTrip(False, text, decoded, pos, reason)
 
 

@@ -374,10 +374,10 @@ class _TrainingInfo:
         """``(word index, segmentation before merge rank)`` of words holding the pair, in corpus order."""
         result = self.result
         try:
-            changes = result.word_changes(rank, limit=MAX_PLACES)
+            changes = result.views.word_changes(rank, limit=MAX_PLACES)
         except ValueError:  # trained with trace=False: scan the words instead
             for w in range(len(result.words)):
-                yield w, result.segmentation(w, rank)
+                yield w, result.views.segmentation(w, rank)
             return
         if self._word_index is None:
             self._word_index = {word: w for w, (word, _freq) in enumerate(result.words)}

@@ -29,17 +29,59 @@ class TrainConfig:
     vocab_size: int | None
 
     def train_kwargs(self) -> dict[str, object]:
-        """Keyword arguments that make :func:`bpe_core.train` repeat this run."""
-        budget = {"vocab_size": self.vocab_size} if self.vocab_size is not None else {"num_merges": self.num_merges}
-        return {
-            **budget,
-            "pretokenizer": self.pretokenizer,
-            "unit": self.unit,
-            "end_of_word": self.end_of_word,
-            "tie_break": self.tie_break,
-            "min_frequency": self.min_frequency,
-            "special_tokens": self.special_tokens,
-        }
+        """Keyword arguments that make :func:`bpe_core.train` repeat this run (see :func:`train_kwargs`)."""
+        return train_kwargs(
+            self.pretokenizer,
+            self.unit,
+            self.end_of_word,
+            self.tie_break,
+            self.min_frequency,
+            self.special_tokens,
+            num_merges=self.num_merges,
+            vocab_size=self.vocab_size,
+        )
+
+
+def train_kwargs(
+    pretokenizer: str,
+    unit: str,
+    end_of_word: str,
+    tie_break: str,
+    min_frequency: int,
+    special_tokens: tuple[str, ...] | None = None,
+    *,
+    num_merges: int | None = None,
+    vocab_size: int | None = None,
+) -> dict[str, object]:
+    """Keyword arguments for :func:`bpe_core.train` (and :func:`bpe_core.check_merges`), built in one place.
+
+    Every settings record (:class:`TrainConfig`, the app's ``TrainSettings``,
+    :class:`bpe_core.checking.CheckSettings`) turns itself into arguments here,
+    so a new training option is added once.
+
+    Args:
+        pretokenizer, unit, end_of_word, tie_break, min_frequency: as for ``train``.
+        special_tokens: as for ``train``; ``None`` leaves it out (the default applies).
+        num_merges, vocab_size: the budget; ``vocab_size`` wins when both are
+            given, and neither is passed when both are ``None``.
+
+    Returns:
+        ``{"pretokenizer": ..., "unit": ..., ...}`` holding only what was given.
+    """
+    out: dict[str, object] = {
+        "pretokenizer": pretokenizer,
+        "unit": unit,
+        "end_of_word": end_of_word,
+        "tie_break": tie_break,
+        "min_frequency": min_frequency,
+    }
+    if special_tokens is not None:
+        out["special_tokens"] = special_tokens
+    if vocab_size is not None:
+        out["vocab_size"] = vocab_size
+    elif num_merges is not None:
+        out["num_merges"] = num_merges
+    return out
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import gc
 import heapq
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import accumulate, chain, filterfalse, islice, repeat
 from operator import add, mul
 
@@ -159,7 +160,18 @@ def train(
         special_tokens=special_tokens,
     )
     specials: tuple[str, ...] = checked["special_tokens"]  # type: ignore[assignment]
+    config = TrainConfig(
+        pretokenizer=pretokenizer,
+        unit=unit,
+        end_of_word=end_of_word,
+        tie_break=tie_break,
+        min_frequency=min_frequency,
+        special_tokens=specials,
+        num_merges=num_merges,
+        vocab_size=vocab_size,
+    )
     budget = _check_recording(top_k, max_tied, trace_words, max_memory)
+    run = TrainRun(config, trace, top_k, max_tied, trace_words, progress, budget)
 
     # Training allocates millions of small containers and creates no reference
     # cycles; the cyclic garbage collector would spend a fifth of the time
@@ -170,68 +182,48 @@ def train(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _train(
-            corpus,
-            num_merges,
-            vocab_size,
-            pretokenizer,
-            unit,
-            end_of_word,
-            tie_break,
-            min_frequency,
-            specials,
-            progress,
-            budget,
-            trace,
-            top_k,
-            max_tied,
-            trace_words,
-        )
+        return _train(corpus, run)
     finally:
         if collecting:
             gc.enable()
 
 
-def _train(
-    corpus: Corpus,
-    num_merges: int | None,
-    vocab_size: int | None,
-    pretokenizer: str,
-    unit: str,
-    end_of_word: str,
-    tie_break: str,
-    min_frequency: int,
-    specials: tuple[str, ...],
-    progress: ProgressCallback | None,
-    budget: MemoryBudget | None,
-    trace: bool,
-    top_k: int,
-    max_tied: int,
-    trace_words: int,
-) -> TrainResult:
+@dataclass(frozen=True)
+class TrainRun:
+    """One call of :func:`train`, validated: the settings it records and how it runs.
+
+    Attributes:
+        config: the training settings (exactly one of ``num_merges``/``vocab_size`` set),
+            kept as the result's :attr:`~bpe_core.result.TrainResult.config`.
+        trace, top_k, max_tied, trace_words, progress: as for :func:`train`.
+        budget: the memory budget (``None``: none).
+    """
+
+    config: TrainConfig
+    trace: bool
+    top_k: int
+    max_tied: int
+    trace_words: int
+    progress: ProgressCallback | None
+    budget: MemoryBudget | None
+
+
+def _train(corpus: Corpus, run: TrainRun) -> TrainResult:
     """The body of :func:`train`, on validated options, with the garbage collector paused."""
-    counts = word_counts(corpus, pretokenizer, specials, budget)
-    eow = marker_style(pretokenizer, end_of_word)
+    config, budget = run.config, run.budget
+    counts = word_counts(corpus, config.pretokenizer, config.special_tokens, budget)
+    eow = marker_style(config.pretokenizer, config.end_of_word)
     if budget is not None:
-        _check_layout(counts, unit, eow, budget)
-    table, sym, lengths = spell_flat(counts, unit, eow, specials)
-    num_merges = _merges_for_budget(table, num_merges, vocab_size)
-    config = TrainConfig(
-        pretokenizer=pretokenizer,
-        unit=unit,
-        end_of_word=end_of_word,
-        tie_break=tie_break,
-        min_frequency=min_frequency,
-        special_tokens=specials,
-        num_merges=num_merges if vocab_size is None else None,
-        vocab_size=vocab_size,
-    )
+        _check_layout(counts, config.unit, eow, budget)
+    table, sym, lengths = spell_flat(counts, config.unit, eow, config.special_tokens)
+    num_merges = _merges_for_budget(table, config.num_merges, config.vocab_size)
     texts = list(counts)
     freqs = list(counts.values())
-    recorder = TraceRecorder(top_k, max_tied, trace_words) if trace else Recorder()
-    state = _Trainer(texts, sym, lengths, freqs, table, tie_rule(tie_break), min_frequency, budget)
+    recorder = TraceRecorder(run.top_k, run.max_tied, run.trace_words) if run.trace else Recorder()
+    rule = tie_rule(config.tie_break)
+    state = _Trainer(texts, sym, lengths, freqs, table, rule, config.min_frequency, budget)
     del sym  # the trainer's from now on
-    stop_reason = state.run(num_merges, min_frequency, progress, recorder, budget)
+    stop_reason = state.run(num_merges, config.min_frequency, run.progress, recorder, budget)
     log = recorder.finish(state.sym)
     del state  # the layout, index and heap: freed before the tokenizer and result are built, to lower the peak
     return _result(corpus, counts, config, table, recorder.merge_ids, recorder.initial_tokens, log, stop_reason)

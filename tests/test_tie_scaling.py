@@ -73,8 +73,8 @@ def test_first_places_replayed_equal_a_recount(text, layout):
         seen = {divmod(key, SHIFT): slot for key, slot in places.first.items()}
         for pair, key in zip(step.tied, step.tie_keys):
             ids = next(p for p in seen if (strings[p[0]], strings[p[1]]) == pair)
-            assert result._first_seen([ids], k)[ids].position == seen[ids]
-            assert str(result._first_seen([ids], k)[ids]) == key
+            assert result.views.first_seen([ids], k)[ids].position == seen[ids]
+            assert str(result.views.first_seen([ids], k)[ids]) == key
         places.merge(a, b, new)
 
 

@@ -12,12 +12,15 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
 
 import bpe_core
+from bpe_core.explain import order_differences, round_trip
 from bpe_core.formats import Download, Loaded, Proof
+from bpe_core.pipeline import AllowedSpecial
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
 from ui.kept_texts import KeptTexts
@@ -154,13 +157,33 @@ def session_trained(corpus: CorpusChoice, settings: TrainSettings) -> bpe_core.T
     Raises:
         bpe_core.BPEError, TypeError: as :func:`trained`.
     """
-    key = (_corpus_key(corpus), settings)
-    memo = st.session_state.get(state.RESULT_MEMO)
+    return remembered(state.RESULT_MEMO, (_corpus_key(corpus), settings), lambda: trained(corpus, settings))
+
+
+T = TypeVar("T")
+
+
+def remembered(slot: str, key: Hashable, build: Callable[[], T]) -> T:
+    """``build()``, remembered in this session under ``slot`` (a key of :mod:`ui.state`) for ``key``.
+
+    Only the last key is kept: a rerun that asks again for the same ``key``
+    gets the same object, without hashing the inputs of a cached builder or
+    unpickling its copy; another key builds anew and takes the slot.
+
+    Args:
+        slot: the session-state key the ``(key, value)`` pair is kept under.
+        key: what the value depends on (compared with ``==``).
+        build: makes the value (a call of a cached builder).
+
+    Returns:
+        The value for ``key``.
+    """
+    memo = st.session_state.get(slot)
     if memo is not None and memo[0] == key:
         return memo[1]
-    result = trained(corpus, settings)
-    st.session_state[state.RESULT_MEMO] = (key, result)
-    return result
+    value = build()
+    st.session_state[slot] = (key, value)
+    return value
 
 
 READY = {"GPT-2": "gpt2", "cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
@@ -302,6 +325,9 @@ def encoded(
 ) -> Encoding:
     """Encode ``text`` with a copy of ``_tokenizer`` using ``fallback``, with all the page's views.
 
+    The text is pre-tokenized once: the round trip and the order differences read the trace
+    (``trace=`` of :func:`bpe_core.explain.round_trip` and :func:`~bpe_core.explain.order_differences`).
+
     ``_tokenizer`` is not hashed (the leading underscore tells ``st.cache_data``
     so): ``source`` names it instead, e.g. ``("trained", corpus SHA-256, settings)``,
     ``("ready", "GPT-2")`` or ``("uploaded", files digest)``.
@@ -310,14 +336,14 @@ def encoded(
         bpe_core.BPEError: the text cannot be encoded (not cached).
     """
     tok = with_fallback(_tokenizer, fallback)
-    allowed = "all" if allow_special else ()
+    allowed = _allowed(allow_special)
     trace = tok.encode_with_trace(text, order=order, allowed_special=allowed)
-    diffs = tok.order_differences(text)
+    diffs = order_differences(tok, text, trace=trace)
     return Encoding(
         trace=trace,
-        views=with_pieces(token_views(tok, trace, limit=limit), trace),
+        views=_boxes(tok, trace, limit),
         stats=encode_stats(text, trace.ids),
-        round_trip=tok.round_trip(text, order=order, allowed_special=allowed),
+        round_trip=round_trip(tok, text, order=order, allowed_special=allowed, trace=trace),
         differences=order_differences_frame(diffs, display_of(tok)),
         differing=frozenset(d.text for d in diffs),
         temporary=temporary_note(tok, trace),
@@ -344,12 +370,19 @@ def session_encoded(
         bpe_core.BPEError: as :func:`encoded`.
     """
     key = (source, text, order, allow_special, fallback, limit)
-    memo = st.session_state.get(state.ENCODE_MEMO)
-    if memo is not None and memo[0] == key:
-        return memo[1]
-    result = encoded(tokenizer, source, text, order, allow_special, fallback, limit)
-    st.session_state[state.ENCODE_MEMO] = (key, result)
-    return result
+    return remembered(
+        state.ENCODE_MEMO, key, lambda: encoded(tokenizer, source, text, order, allow_special, fallback, limit)
+    )
+
+
+def _allowed(allow_special: bool) -> AllowedSpecial:
+    """The page's special-token switch as ``allowed_special``: all of them, or none (matched as text)."""
+    return "all" if allow_special else ()
+
+
+def _boxes(tok: bpe_core.Tokenizer, trace: bpe_core.EncodeTrace, limit: int) -> list[TokenView]:
+    """The first ``limit`` tokens of ``trace`` as token boxes, each knowing its pre-token."""
+    return with_pieces(token_views(tok, trace, limit=limit), trace)
 
 
 @dataclass(frozen=True)
@@ -390,11 +423,11 @@ def dropout_samples(
         bpe_core.BPEError: the text cannot be encoded, or ``dropout`` is not in ``[0, 1]`` (not cached).
     """
     tok = with_fallback(_tokenizer, fallback)
-    allowed = "all" if allow_special else ()
+    allowed = _allowed(allow_special)
     out = []
     for k in range(count):
         trace = tok.encode_with_trace(text, order=order, allowed_special=allowed, dropout=dropout, seed=seed + k)
-        out.append(DropoutSample(seed + k, trace, with_pieces(token_views(tok, trace, limit=limit), trace)))
+        out.append(DropoutSample(seed + k, trace, _boxes(tok, trace, limit)))
     return out
 
 

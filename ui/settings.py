@@ -7,6 +7,7 @@ from typing import Any
 
 from bpe_core.errors import OptionError
 from bpe_core.options import OPTIONS, check_training
+from bpe_core.trace import train_kwargs
 
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
 """How the budget is counted: the option it becomes and the label the sidebar shows."""
@@ -36,17 +37,18 @@ class TrainSettings:
     special_tokens: tuple[str, ...] = ()
 
     def kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`bpe_core.train`."""
-        budget = {"num_merges": self.budget} if self.budget_kind == "merges" else {"vocab_size": self.budget}
-        return {
-            **budget,
-            "pretokenizer": self.pretokenizer,
-            "unit": self.unit,
-            "end_of_word": self.end_of_word,
-            "tie_break": self.tie_break,
-            "min_frequency": self.min_frequency,
-            "special_tokens": self.special_tokens,
-        }
+        """Keyword arguments for :func:`bpe_core.train` (:func:`bpe_core.trace.train_kwargs`)."""
+        merges = self.budget_kind == "merges"
+        return train_kwargs(
+            self.pretokenizer,
+            self.unit,
+            self.end_of_word,
+            self.tie_break,
+            self.min_frequency,
+            self.special_tokens,
+            num_merges=self.budget if merges else None,
+            vocab_size=None if merges else self.budget,
+        )
 
     def checked(self) -> TrainSettings:
         """These settings, once they pass :func:`bpe_core.options.check_training` (the limits every way in shares).

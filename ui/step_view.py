@@ -53,14 +53,14 @@ def _charts(result: TrainResult) -> tuple:
 
 def _pair_bars(result: TrainResult, k: int, show) -> None:
     """The top pair counts before merge ``k`` as bars, with the tie in words."""
-    s = result.steps[k]
+    s = result.views.steps[k]
     st.markdown(f"**Pair counts before this merge** (ties broken by {s.tie_break})")
-    total = result.num_pairs_at(k)
+    total = result.views.num_pairs_at(k)
     note = left_out(len(s.top_pairs), total, "distinct pairs", first="top")
     st.caption(f"Showing {note}." if note else f"All {total:,} distinct pairs.")
     st.plotly_chart(pair_bars_figure(s, show), width="stretch", key=state.PAIR_BARS)
     shown = st.session_state.get(state.PAIR_BARS_SHOWN)  # the step whose bars were drawn last, and its result
-    before = result.steps[shown[1]] if shown is not None and shown[0] is result else None
+    before = result.views.steps[shown[1]] if shown is not None and shown[0] is result else None
     st.session_state[state.PAIR_BARS_SHOWN] = (result, k)
     if css := pair_bars_css(before, s, f"st-key-{state.PAIR_BARS}"):
         st.html(css)  # only a <style>: it takes no room on the page
@@ -95,7 +95,7 @@ def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
     The expanders are lazy: their tables are built only while open, so a step change does not pay for
     tables nobody unfolded (they were a third of a step's server time).
     """
-    s = result.steps[k]
+    s = result.views.steps[k]
     pairs = st.expander("Pair counts as a table, with the tie keys", key=state.PAIR_TABLE_OPEN, on_change="rerun")
     if pairs.open:
         pairs.dataframe(
@@ -109,7 +109,7 @@ def _full_tables(result: TrainResult, k: int, show, noun: str) -> None:
         if words.open:
             limit = 2000
             words.dataframe(
-                word_changes_frame(result.word_changes(k, limit=limit), show),
+                word_changes_frame(result.views.word_changes(k, limit=limit), show),
                 hide_index=True,
                 width="stretch",
                 column_config=WORD_COLUMNS,
@@ -135,7 +135,7 @@ def render_step(
     this page's tables in their keys, and ``train_link`` says whether the tree links to the Train page
     (``result`` is the Train page's training)."""
     k = step - 1
-    s = result.steps[k]
+    s = result.views.steps[k]
     show = display_of(result)
     noun = pretoken_noun(result.config.pretokenizer)
     a, b, new = (plain(show(t)) for t in (*s.pair, s.token))

@@ -112,7 +112,7 @@ def corpus_strip(result: TrainResult, excerpt: Excerpt, k: int) -> CorpusStrip:
     if not isinstance(k, int) or not 0 <= k < result.num_merges:
         raise ValueError(f"merge {k!r} is out of range 0..{result.num_merges - 1}")
     tokenizer = result.tokenizer
-    new_id = result.steps[k].token_id
+    new_id = result.views.steps[k].token_id
     replay = result.tokenizer.model.replay_ids
     views: list[TokenView] = []
     starts: list[int] = []

@@ -192,7 +192,7 @@ def tie_picks(runs: Mapping[str, TrainResult], split: int) -> list[TiePick]:
             reason = plain(result.stop_reason or "no pair left")
             picks.append(TiePick(f"**{rule}** stops before merge {split + 1}: {reason}", None))
             continue
-        step = result.steps[split]
+        step = result.views.steps[split]
         show = display_of(result)
         tied = pd.DataFrame(
             {"pair": [" + ".join(map(show, p)) for p in step.tied], "key": [shown_key(k) for k in step.tie_keys]}
@@ -489,7 +489,7 @@ def overlap_line(result: TrainResult, k: int) -> str:
 
 def change_at(result: TrainResult, k: int) -> str:
     """Escaped HTML: the first word merge rank ``k`` rewrote, before and after (the new tokens outlined)."""
-    return STYLE + change_html(result.steps[k].words[0], result.tokenizer)  # drawn from ids: a typed '</w>' is text
+    return STYLE + change_html(result.views.steps[k].words[0], result.tokenizer)  # from ids: a typed '</w>' is text
 
 
 def sentence_after(result: TrainResult, sentence: str, merges: int) -> str:

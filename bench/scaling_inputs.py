@@ -8,8 +8,14 @@ Text kinds (each ``make_text(kind, n)`` is exactly ``n`` characters):
   mix and holds the smaller ones;
 * ``a`` -- one repeated character (``"a" * n``): one pre-token, one pair, the longest runs;
 * ``ab`` -- one repeated pair (``"ab" * (n / 2)``): one pre-token, two alternating pairs;
-* ``distinct`` -- all-distinct characters: consecutive code points of letters (CJK, Hangul,
-  then the supplementary planes), so no pair occurs twice;
+* ``distinct`` -- all-distinct characters: consecutive code points of the supplementary planes
+  (CJK Extension B letters, then planes 3-16), so no pair occurs twice. All of them lie above
+  U+FFFF, so every size is one width class: 4 bytes a character in a CPython ``str`` (PEP 393)
+  and in UTF-8, and 4 byte-level symbols each. Letters of the Basic Multilingual Plane run out
+  after about 38,000 (CJK, Hangul, Extension A); a kind that began there would turn, part way
+  through its doublings, from 2 to 4 bytes a character in memory and from 3 to 4 bytes in
+  UTF-8, doubling the cost per character of every size after the switch (a loader's peak went
+  from 3.0 to 6.0 bytes per file byte) and fitting an exponent over 1.2 to a linear path;
 * ``words`` -- many distinct one-character words (the same letters, space-separated): every
   word is a new pre-token, every pair count is 1 (for word-level paths).
 
@@ -40,8 +46,9 @@ KINDS: dict[str, str] = {
 TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript")
 """The corpora the ``text`` kind samples (4.3 MB together)."""
 
-_LETTER_RANGES = ((0x4E00, 0xA000), (0xAC00, 0xD7A4), (0x3400, 0x4DC0), (0x20000, 0x2A6E0), (0x30000, 0x110000))
-"""Code point ranges of letters (CJK, Hangul, CJK extensions A and B), then every code point of planes 3-16."""
+_LETTER_RANGES = ((0x20000, 0x2A6E0), (0x30000, 0x110000))
+"""Code point ranges of :func:`distinct_chars`: the letters of CJK Extension B, then every code point of
+planes 3-16 (all above U+FFFF: one width class, see the module docstring)."""
 
 REFERENCE = REPO / "reference_tokenizers"
 
@@ -59,10 +66,10 @@ DISTINCT_LIMIT = sum(hi - lo for lo, hi in _LETTER_RANGES)
 
 
 def distinct_chars(n: int) -> str:
-    """``n`` distinct characters, consecutive code points of letters first.
+    """``n`` distinct characters above U+FFFF, consecutive code points of letters first.
 
     Raises:
-        ValueError: more characters than the ranges hold (about 1.0 million).
+        ValueError: more characters than the ranges hold (about 960,000).
     """
     codes = chain.from_iterable(range(lo, hi) for lo, hi in _LETTER_RANGES)
     out = "".join(map(chr, (c for _, c in zip(range(n), codes))))

@@ -225,7 +225,7 @@ TABLE_DISTINCT = 3000
 
 @cache
 def trained_table(unit: str) -> object:
-    """A table of 1,000 merges trained on ordinary text plus runs of 'a', 'ab' and distinct letters.
+    """A table of 1,000 merges trained on ordinary text plus runs of 'a', 'ab' and distinct characters.
 
     ``unit="byte"``: GPT-2's pattern and bytes (the Encode page's trained table);
     ``unit="char"``: ``whitespace_eow`` on characters (the Check page's kind).

@@ -169,11 +169,17 @@ def test_step_views_are_the_n_log_n_paths_and_learn_every_merge():
         assert len(make_text("words", first).split()) >= MERGES, name
 
 
-def test_distinct_characters_are_one_width_class():
-    """Every distinct character lies above U+FFFF: 4 bytes a character in a str and in UTF-8 at every size."""
-    text = make_text("distinct", 100_000)
+def test_distinct_characters_are_one_width_and_one_class():
+    """Every distinct character lies above U+FFFF and is unassigned: 4 bytes a character in a str and in UTF-8,
+    one pre-token class, at every size."""
+    import unicodedata
+
+    from bench.scaling_inputs import DISTINCT_LIMIT
+
+    text = make_text("distinct", DISTINCT_LIMIT)
     assert len(set(text)) == len(text) and min(map(ord, text)) > 0xFFFF
     assert len(text.encode("utf-8")) == 4 * len(text)
+    assert {unicodedata.category(c) for c in text[:: len(text) // 1000]} == {"Cn"}
     assert " " not in text and len(make_text("words", 1001).split()) == 501
 
 

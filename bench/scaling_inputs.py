@@ -8,9 +8,18 @@ Text kinds (each ``make_text(kind, n)`` is exactly ``n`` characters):
   mix and holds the smaller ones;
 * ``a`` -- one repeated character (``"a" * n``): one pre-token, one pair, the longest runs;
 * ``ab`` -- one repeated pair (``"ab" * (n / 2)``): one pre-token, two alternating pairs;
-* ``distinct`` -- all-distinct characters: consecutive code points of letters (CJK, Hangul,
-  then the supplementary planes), so no pair occurs twice;
-* ``words`` -- many distinct one-character words (the same letters, space-separated): every
+* ``distinct`` -- all-distinct characters: consecutive code points of planes 4-13 (U+40000 to
+  U+DFFFF), so no pair occurs twice. They are all of one width and one class at every size:
+  4 bytes a character in a CPython ``str`` (PEP 393) and in UTF-8, and all unassigned
+  (category Cn: a run of them is one pre-token under the GPT-2 and GPT-4 patterns, as a run of
+  letters is). A kind that began with the letters of the Basic Multilingual Plane (about
+  38,000) and went on above U+FFFF turned, part way through its doublings, from 2 to 4 bytes a
+  character in memory and from 3 to 4 in UTF-8 (a loader's peak went from 3.0 to 6.0 bytes per
+  file byte); one that began with the letters of CJK Extension B (42,720) and went on into
+  unassigned code points turned from letters, which the GPT-2 pattern splits at 5 ns a
+  character, to symbols at 21 ns. Either switch raised the cost per character of every size
+  after it and fitted an exponent over 1.2 to a linear path;
+* ``words`` -- many distinct one-character words (the same characters, space-separated): every
   word is a new pre-token, every pair count is 1 (for word-level paths).
 
 Files for the loaders are built from the shipped GPT-2 and cl100k_base tables (a prefix
@@ -32,7 +41,7 @@ KINDS: dict[str, str] = {
     "text": "ordinary text (the shared corpora's lines blended in proportion, the first n characters)",
     "a": "one repeated character ('a' * n)",
     "ab": "one repeated pair ('ab' * n/2)",
-    "distinct": "all-distinct characters (consecutive code points of letters)",
+    "distinct": "all-distinct characters (consecutive unassigned code points from U+40000)",
     "words": "distinct one-character words, space-separated",
 }
 """Every input kind with what it is."""
@@ -40,8 +49,9 @@ KINDS: dict[str, str] = {
 TEXT_CORPORA = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript")
 """The corpora the ``text`` kind samples (4.3 MB together)."""
 
-_LETTER_RANGES = ((0x4E00, 0xA000), (0xAC00, 0xD7A4), (0x3400, 0x4DC0), (0x20000, 0x2A6E0), (0x30000, 0x110000))
-"""Code point ranges of letters (CJK, Hangul, CJK extensions A and B), then every code point of planes 3-16."""
+_DISTINCT_RANGES = ((0x40000, 0xE0000),)
+"""Code point ranges of :func:`distinct_chars`: planes 4-13, all unassigned (one width and one class,
+see the module docstring)."""
 
 REFERENCE = REPO / "bpe_core" / "formats" / "data"
 
@@ -54,17 +64,17 @@ def ordinary_text() -> str:
     return "".join(files[k][i] for _, k, i in placed)
 
 
-DISTINCT_LIMIT = sum(hi - lo for lo, hi in _LETTER_RANGES)
+DISTINCT_LIMIT = sum(hi - lo for lo, hi in _DISTINCT_RANGES)
 """How many distinct characters :func:`distinct_chars` can give."""
 
 
 def distinct_chars(n: int) -> str:
-    """``n`` distinct characters, consecutive code points of letters first.
+    """``n`` distinct characters: consecutive code points from U+40000, all unassigned.
 
     Raises:
-        ValueError: more characters than the ranges hold (about 1.0 million).
+        ValueError: more characters than the ranges hold (655,360).
     """
-    codes = chain.from_iterable(range(lo, hi) for lo, hi in _LETTER_RANGES)
+    codes = chain.from_iterable(range(lo, hi) for lo, hi in _DISTINCT_RANGES)
     out = "".join(map(chr, (c for _, c in zip(range(n), codes))))
     if len(out) < n:
         raise ValueError(f"only {len(out):,} distinct characters are available, not {n:,}")

@@ -21,6 +21,7 @@ import sys
 import pytest
 
 from bench.scaling import Run, _read_child, markdown_table
+from bench.scaling_inputs import make_text
 from bench.sections import CLASS, SCALING, keep_sections, read_section, replace_section, write_lines
 
 from .conftest import CORPORA, REPO
@@ -142,6 +143,56 @@ def test_exponents_are_log_log_slopes():
     assert run.verdict == "FAIL (memory 2.00)"
     assert _run([(n, n / 1e6, n) for n in (10, 20, 40)]).verdict == "PASS"
     assert _run([(10, 1.0, 1.0), (20, 2.0, 2.0)]).time_exp is None  # three sizes at least
+
+
+def test_an_n_log_n_path_is_fitted_against_n_log_n():
+    """A path that sorts by design (the step views) is judged on log(n ln n): n log n fits 1, n^1.3 does not pass."""
+    sizes = [125 << i for i in range(6)]
+    sort = _run([(n, 1e-6 * n * math.log(n), n) for n in sizes], growth="n log n")
+    assert sort.time_exp == pytest.approx(1.0)
+    assert sort.exponent("cpu", "n") == pytest.approx(1.15, abs=0.01)  # the plain fit of n log n here
+    assert sort.verdict == "PASS" and "on n log n" in markdown_table([sort])[2]
+    steeper = _run([(n, 1e-6 * n**1.4, n) for n in sizes], growth="n log n")
+    assert steeper.time_exp > 1.2 and steeper.verdict.startswith("FAIL (time")
+    assert _run([(n, 1e-6 * n**1.4, n) for n in sizes]).time_exp == pytest.approx(1.4)  # growth "n": plain fit
+
+
+def test_step_views_are_the_n_log_n_paths_and_learn_every_merge():
+    """Only the step views are fitted against n log n; their smallest ``words`` size holds a word per merge."""
+    from bench.scaling import sizes_for
+    from bench.scaling_paths import MERGES, PATHS
+
+    sorted_paths = {name for name, path in PATHS.items() if path.growth != "n"}
+    assert sorted_paths == {name for name in PATHS if name.startswith("step views ")}
+    for name in sorted_paths:
+        first = sizes_for(PATHS[name], "words", 5, False)[0]
+        assert len(make_text("words", first).split()) >= MERGES, name
+
+
+def test_distinct_characters_are_one_width_and_one_class():
+    """Every distinct character lies above U+FFFF and is unassigned: 4 bytes a character in a str and in UTF-8,
+    one pre-token class, at every size."""
+    import unicodedata
+
+    from bench.scaling_inputs import DISTINCT_LIMIT
+
+    text = make_text("distinct", DISTINCT_LIMIT)
+    assert len(set(text)) == len(text) and min(map(ord, text)) > 0xFFFF
+    assert len(text.encode("utf-8")) == 4 * len(text)
+    assert {unicodedata.category(c) for c in text[:: len(text) // 1000]} == {"Cn"}
+    assert " " not in text and len(make_text("words", 1001).split()) == 501
+
+
+def test_check_encoding_on_distinct_uses_characters_the_table_never_saw():
+    """The char-level table saw the first TABLE_DISTINCT distinct characters; the word holds none of them."""
+    from bench.scaling_inputs import distinct_chars
+    from bench.scaling_paths import TABLE_DISTINCT, check_encoding_word
+
+    seen = set(distinct_chars(TABLE_DISTINCT))
+    for n in (500, 4000):
+        word = check_encoding_word("distinct", n)
+        assert len(word) == len(set(word)) == n and not seen & set(word)
+    assert check_encoding_word("a", 100) == "a" * 100 and len(check_encoding_word("text", 300)) == 300
 
 
 def test_a_killed_child_is_reported_where_it_stopped():

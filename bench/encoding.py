@@ -57,7 +57,7 @@ KEYS = ("ours_cold", "ours_warm", "tiktoken", "hf_encode", "hf_batch")
 def _hf_pre_tokenizer(pretokenizer: str) -> Any:
     from tokenizers import Regex, pre_tokenizers
 
-    from bpe_core.pretokenize import GPT4_PATTERN
+    from bpe_core.text.pretokenize import GPT4_PATTERN
 
     if pretokenizer == "gpt2":
         return pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -77,7 +77,7 @@ def trained_contenders(text: str, num_merges: int, pretokenizer: str = "gpt2") -
     import tokenizers
 
     from bpe_core import train
-    from bpe_core.pretokenize import REGEX_PATTERNS
+    from bpe_core.text.pretokenize import REGEX_PATTERNS
 
     tok = train(text, num_merges=num_merges, pretokenizer=pretokenizer, unit="byte", trace=False).tokenizer
     ranks = {tok.model.token_bytes(i): i for i in range(len(tok))}
@@ -99,7 +99,7 @@ def bundled_contenders(name: str) -> tuple[Any, Any, Any]:
 
     from bpe_core.formats import bundled, to_hf_json
     from bpe_core.formats._common import rendered_to_bytes
-    from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+    from bpe_core.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
     tok = bundled(name)
     shipped = REPO / "bpe_core" / "formats" / "data"
@@ -129,7 +129,7 @@ def measure_encoding(
     table: str, corpus: str, text: str, contenders: tuple[Any, Any, Any], repeats: int, log=print
 ) -> EncodeRow:
     """Time the three encoders on ``text`` (interleaved, ``repeats`` times) and check their ids."""
-    from bpe_core.pretokenize import compiled_pattern
+    from bpe_core.text.pretokenize import compiled_pattern
 
     tok, enc, hf = contenders
     lines = text.splitlines(keepends=True)

@@ -21,8 +21,8 @@ from typing import Any
 
 import bpe_core
 from bpe_core import Tokenizer
+from bpe_core.analysis.languages import token_counts
 from bpe_core.formats import bundled
-from bpe_core.languages import token_counts
 
 from .measure import REPO, timed_cpu
 
@@ -47,7 +47,7 @@ def _tiktoken(name: str) -> Any:
 
     from bpe_core.formats._common import rendered_to_bytes
     from bpe_core.formats.tiktoken_ranks import O200K_PATTERN
-    from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+    from bpe_core.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
     folder = REPO / "bpe_core" / "formats" / "data"
     if name == "gpt2":

@@ -60,7 +60,7 @@ def _distinct_words(count: int, length: int, alphabet: str, seed: int = 1) -> li
 def measure(n: int) -> dict[str, float]:
     """Every constant, measured (bytes), as :mod:`bpe_core.memory` names them."""
     import bpe_core
-    from bpe_core.corpus import word_counts
+    from bpe_core.text.corpus import word_counts
 
     letters = "abcdefghijklmnopqrstuvwxyz"
     out: dict[str, float] = {}
@@ -94,7 +94,7 @@ def measure(n: int) -> dict[str, float]:
 def _site_bytes() -> float:
     """Bytes the merges keep per occurrence they visit: 5,000 merges of Tiny Shakespeare, trace on."""
     import bpe_core
-    from bpe_core import trainer
+    from bpe_core.training import trainer
 
     seen = {"sites": 0, "grown": 0}
     run, merge = trainer._Trainer.run, trainer._Trainer._merge

@@ -280,7 +280,7 @@ def _encode_path(table: str, method: str) -> ScalingPath:
 def _other_paths() -> list[ScalingPath]:
     """Public paths the issue does not list: the other merge order, explanations, pre-tokenizing, audits."""
     from bpe_core import audit_vocabulary, pretokenize
-    from bpe_core.compression import token_counts_by_merges
+    from bpe_core.analysis.compression import token_counts_by_merges
 
     T = _tokenizer_path  # noqa: N806 - a short alias keeps the table readable
     paths = [
@@ -410,7 +410,7 @@ def _load_hf(kind: str, n: int) -> Case:
 
 def _load_ranks(kind: str, n: int) -> Case:
     from bpe_core.formats import parse_ranks, tokenizer_from_ranks
-    from bpe_core.pretokenize import GPT4_PATTERN
+    from bpe_core.text.pretokenize import GPT4_PATTERN
 
     data = ranks_prefix(n // _BYTES_PER["ranks"]) if kind == "text" else ranks_with_token(_big(kind, n).encode())
     return _fixed(len(data), lambda: tokenizer_from_ranks(parse_ranks(data), GPT4_PATTERN))

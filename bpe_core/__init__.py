@@ -4,19 +4,19 @@ Training (:func:`train`) follows Sennrich et al. 2016, Algorithm 1, with an
 incremental pair index, and records every merge; encoding
 (:class:`Tokenizer`) replays a merge table and records every rule application.
 The traces are plain frozen dataclasses (:mod:`bpe_core.trace`) for a UI to read.
-:func:`merge_tree` shows where a token comes from (:mod:`bpe_core.provenance`);
-:func:`audit_vocabulary` finds glitch tokens: partial-UTF-8, unreachable and unused ones (:mod:`bpe_core.audit`);
+:func:`merge_tree` shows where a token comes from (:mod:`bpe_core.analysis.provenance`);
+:func:`audit_vocabulary` finds glitch tokens: partial-UTF-8, unreachable and unused ones
+(:mod:`bpe_core.analysis.audit`);
 :func:`check_merges`, :func:`find_settings` and :func:`check_encoding` check a
-worked example against what BPE really does (:mod:`bpe_core.checking`), in the
-example's own notation (:mod:`bpe_core.notation`).
+worked example against what BPE really does (:mod:`bpe_core.analysis.checking`), in the
+example's own notation (:mod:`bpe_core.analysis.notation`).
 :func:`parallel_sections` and :func:`token_premiums` measure what a tokenizer
-charges each language of a parallel text (:mod:`bpe_core.languages`).
+charges each language of a parallel text (:mod:`bpe_core.analysis.languages`).
 """
 
 from . import formats as formats
-from .audit import VocabularyAudit, audit_vocabulary
-from .byte_level import bytes_to_unicode, unicode_to_bytes
-from .checking import (
+from .analysis.audit import VocabularyAudit, audit_vocabulary
+from .analysis.checking import (
     CheckSettings,
     ClaimError,
     ClaimStep,
@@ -29,20 +29,28 @@ from .checking import (
     find_settings,
     read_word_counts,
 )
-from .encoder import FALLBACKS, ORDERS, Tokenizer
+from .analysis.languages import (
+    ParallelSection,
+    PremiumCurves,
+    SectionError,
+    parallel_sections,
+    premium_curves,
+    token_premiums,
+)
+from .analysis.provenance import CorpusPlace, MergeTree, merge_tree
+from .encoding.encoder import FALLBACKS, ORDERS, Tokenizer
+from .encoding.model import MergeModel
+from .encoding.pipeline import Decoder, PreTokenizer, SpecialTokens
 from .errors import BPEError, BudgetError, EmptyCorpusError, MergeTableError, OptionError, TokenIdError
-from .languages import ParallelSection, PremiumCurves, SectionError, parallel_sections, premium_curves, token_premiums
-from .model import MergeModel
-from .pipeline import Decoder, PreTokenizer, SpecialTokens
-from .pretokenize import PRETOKENIZERS, pretokenize
-from .pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
-from .provenance import CorpusPlace, MergeTree, merge_tree
-from .result import TrainResult
-from .spelling import Temporaries
-from .symbols import END_OF_WORD, MARKER, UNITS
-from .text_stream import TextDecodeError, count_utf8
-from .tiebreak import RULES as TIE_RULE_SPECS
-from .tiebreak import TIE_BREAKS, TieRule
+from .registry.pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec
+from .registry.tie_rules import RULES as TIE_RULE_SPECS
+from .registry.tie_rules import TIE_BREAKS, TieRule
+from .text.byte_level import bytes_to_unicode, unicode_to_bytes
+from .text.pretokenize import PRETOKENIZERS, pretokenize
+from .text.spelling import Temporaries
+from .text.symbols import END_OF_WORD, MARKER, UNITS
+from .text.text_stream import TextDecodeError, count_utf8
+from .text.word_count_file import WordCountError, parse_word_counts
 from .trace import (
     BlockedRule,
     DroppedMerge,
@@ -57,8 +65,8 @@ from .trace import (
     TrainConfig,
     WordChange,
 )
-from .trainer import train
-from .word_count_file import WordCountError, parse_word_counts
+from .training.result import TrainResult
+from .training.trainer import train
 
 __all__ = [
     "BPEError",

@@ -2,7 +2,7 @@
 
 Prints the merge table with counts and ties (for handouts and scripts), or the
 same as JSON with ``--json``. The input is read and counted a chunk at a time
-(:func:`bpe_core.count_utf8`, :func:`bpe_core.word_count_file.read_word_counts`)
+(:func:`bpe_core.count_utf8`, :func:`bpe_core.text.word_count_file.read_word_counts`)
 under a memory budget (``--max-memory``, default :data:`DEFAULT_MAX_MEMORY` MB)
 that counting and training check before they allocate. Every failure (bad
 arguments, an unreadable or malformed file, a corpus too large for the budget,
@@ -20,11 +20,11 @@ from typing import BinaryIO
 
 from .errors import BPEError
 from .memory import MB, MemoryBudget
-from .options import OPTIONS
-from .result import TrainResult
-from .text_stream import count_utf8
-from .trainer import train
-from .word_count_file import read_word_counts
+from .registry.options import OPTIONS
+from .text.text_stream import count_utf8
+from .text.word_count_file import read_word_counts
+from .training.result import TrainResult
+from .training.trainer import train
 
 MAX_TIED = 10
 """How many tied pairs each merge lists (``num_tied`` counts them all)."""

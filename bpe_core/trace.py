@@ -2,7 +2,7 @@
 
 The UI only reads these. Every record is a frozen dataclass of strings, ints
 and tuples, so it can be hashed, pickled and copied (``st.cache_data``).
-Token strings are display strings (see :mod:`bpe_core.symbols`); byte-level
+Token strings are display strings (see :mod:`bpe_core.text.symbols`); byte-level
 tokens use GPT-2's byte-to-unicode characters (``Ġ`` for a space).
 """
 
@@ -56,7 +56,7 @@ def train_kwargs(
     """Keyword arguments for :func:`bpe_core.train` (and :func:`bpe_core.check_merges`), built in one place.
 
     Every settings record (:class:`TrainConfig`, the app's ``TrainSettings``,
-    :class:`bpe_core.checking.CheckSettings`) turns itself into arguments here,
+    :class:`bpe_core.analysis.checking.CheckSettings`) turns itself into arguments here,
     so a new training option is added once.
 
     Args:
@@ -305,7 +305,7 @@ class PieceTrace:
             :meth:`state` for the word between them).
         blocked: rules that could have joined two of its symbols but never
             fired (see :class:`BlockedRule`), by rank; at most
-            :data:`bpe_core.explain.MAX_BLOCKED`, the lowest ranks (see ``blocked_omitted``).
+            :data:`bpe_core.encoding.explain.MAX_BLOCKED`, the lowest ranks (see ``blocked_omitted``).
         fallbacks: characters that fell back to ``<unk>``, ``<0xNN>`` or raw bytes.
         tokens: the final tokens.
         ids: their ids (a ``keep`` fallback's temporary ids lie past the vocabulary).
@@ -313,7 +313,7 @@ class PieceTrace:
             end-of-word marker left out; ``<unk>`` stands for U+FFFD).
         ends_word: per token, whether it holds the end-of-word marker (a special token
             under ``whitespace_eow``: whether it ends a word, which it always does there;
-            decoding puts one space after it, see :class:`~bpe_core.pipeline.Decoder`).
+            decoding puts one space after it, see :class:`~bpe_core.encoding.pipeline.Decoder`).
         kinds: per token, ``""`` (a vocabulary token), ``"special"``,
             ``"fallback"`` (``<unk>``, ``<0xNN>``) or ``"temporary"`` (a
             character the ``keep`` fallback kept, with an id numbered in the
@@ -322,9 +322,9 @@ class PieceTrace:
             attempt, which ended the pre-token's run (every merge that could
             fire was skipped); ``()`` without dropout.
         blocked_omitted: how many blocked rules were found but left out of
-            ``blocked`` (over :data:`bpe_core.explain.MAX_BLOCKED`, or on pre-tokens over
-            :data:`bpe_core.explain.TRACE_SYMBOLS` symbols, ``apart`` rules with more than
-            :data:`bpe_core.explain.MAX_BETWEEN` tokens between their symbols); 0 for ordinary words.
+            ``blocked`` (over :data:`bpe_core.encoding.explain.MAX_BLOCKED`, or on pre-tokens over
+            :data:`bpe_core.encoding.explain.TRACE_SYMBOLS` symbols, ``apart`` rules with more than
+            :data:`bpe_core.encoding.explain.MAX_BETWEEN` tokens between their symbols); 0 for ordinary words.
     """
 
     text: str

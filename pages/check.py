@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import TIE_BREAKS, BPEError
-from bpe_core.checking import APPLY_ORDERS, check_encoding
+from bpe_core.analysis.checking import APPLY_ORDERS, check_encoding
 from ui import state
 from ui.checking import (
     KINDS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import FALLBACKS, ORDERS, BPEError
-from bpe_core.explain import MAX_BETWEEN, MAX_BLOCKED
+from bpe_core.encoding.explain import MAX_BETWEEN, MAX_BLOCKED
 from bpe_core.formats import BUNDLED
 from ui import sidebar, state, tokenizer_files
 from ui.cache import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import BPEError, TokenIdError
-from bpe_core.provenance import find_tokens, merge_rules, token_id_of
+from bpe_core.analysis.provenance import find_tokens, merge_rules, token_id_of
 from ui import sidebar, state
 from ui.cache import READY, ready_tokenizer, session_trained
 from ui.layout import setup_page

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 
-from bpe_core.corpus import Corpus, word_counts
-from bpe_core.options import marker_style
-from bpe_core.symbols import SymbolTable, spell_corpus
-from bpe_core.tiebreak import FirstSeen, pick, tie_rule
+from bpe_core.registry.options import marker_style
+from bpe_core.registry.tie_rules import FirstSeen, pick, tie_rule
+from bpe_core.text.corpus import Corpus, word_counts
+from bpe_core.text.symbols import SymbolTable, spell_corpus
 from bpe_core.trace import MergeStep, WordChange
 
 
@@ -142,7 +142,7 @@ def naive_steps(
     The eager reference for :attr:`bpe_core.TrainResult.steps`: before each
     merge every pair is recounted, with where it is first seen (words in
     corpus order, each left to right, offsets in base symbols); pairs are
-    ranked by count, then by the tie rule (:mod:`bpe_core.tiebreak`). Words
+    ranked by count, then by the tie rule (:mod:`bpe_core.registry.tie_rules`). Words
     are always whole here (``excerpt`` is False), also in ``step.words``.
     Arguments mean what they mean for :func:`bpe_core.train`.
     """

@@ -575,7 +575,7 @@ def test_lesson_vocab_tradeoff(at):
     text = read_sample("Wikipedia: Taylor Swift (186 KB)")
     held = read_sample("Tiny Shakespeare (1.1 MB)")[:20_000]
     result = bpe_core.train(text, num_merges=50, pretokenizer="gpt2", unit="byte")
-    from bpe_core.compression import token_counts_by_merges
+    from bpe_core.analysis.compression import token_counts_by_merges
 
     held_counts = token_counts_by_merges(result.tokenizer, held)
     per_char, chars_per = chart_traces(at, 0), chart_traces(at, 1)

@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bpe_core.audit import KINDS
+from bpe_core.analysis.audit import KINDS
 from ui import state
 from ui.provenance import AUDIT_ANCHOR
 

@@ -16,11 +16,11 @@ from collections import Counter
 import pytest
 
 from bpe_core import TokenIdError, Tokenizer, VocabularyAudit, audit_vocabulary, train
-from bpe_core.audit import KINDS, own_encoding
+from bpe_core.analysis.audit import KINDS, own_encoding
 from bpe_core.formats import CL100K_SPECIAL_TOKENS, bundled
 from bpe_core.formats._common import rendered_to_bytes
 from bpe_core.formats.tiktoken_ranks import O200K_PATTERN, O200K_SPECIAL_TOKENS
-from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from bpe_core.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
 TEXTBOOK = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import ClaimError, EmptyCorpusError, OptionError, train
-from bpe_core.checking import (
+from bpe_core.analysis.checking import (
     CheckSettings,
     check_encoding,
     check_merges,
@@ -221,7 +221,7 @@ def test_parse_word_counts():
 
 
 def test_word_counts_past_the_engine_limit_name_their_line():
-    from bpe_core.corpus import MAX_WORD_FREQUENCY
+    from bpe_core.text.corpus import MAX_WORD_FREQUENCY
 
     assert parse_word_counts(f"low {MAX_WORD_FREQUENCY}") == {"low": MAX_WORD_FREQUENCY}
     assert parse_word_counts("low 007") == {"low": 7}

@@ -166,6 +166,6 @@ def test_a_step_evicted_by_another_session_meanwhile_is_still_returned():
     result = bpe_core.train("low lower newest widest " * 5, num_merges=5)
     steps = result.steps
     first = steps[2]
-    kept = result.views._steps  # the bounded cache of built steps (bpe_core.step_views.BoundedCache)
+    kept = result.views._steps  # the bounded cache of built steps (bpe_core.training.step_views.BoundedCache)
     kept._items = EvictedAfterLookUp(kept._items)
     assert steps[2] is first

@@ -13,8 +13,8 @@ from collections import Counter
 import pytest
 
 from bpe_core import OptionError, Temporaries, Tokenizer, train
+from bpe_core.encoding.merging import RANK
 from bpe_core.formats import bundled
-from bpe_core.merging import RANK
 
 SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 TEXT = "the lowest newest widest lower newer, 2024 naïve 🙂 tokens"

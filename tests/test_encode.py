@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bpe_core import MergeTableError, OptionError, TokenIdError, Tokenizer, train
-from bpe_core import encoder as encoder_module
+from bpe_core.encoding import encoder as encoder_module
 
 from .engine_helpers import is_partial_utf8
 
@@ -336,7 +336,7 @@ def test_nest_lists_n_e_as_blocked_by_e_s():
 
 
 def test_blocked_rules_of_a_long_piece_are_bounded_and_counted(monkeypatch):
-    from bpe_core import explain
+    from bpe_core.encoding import explain
 
     merges = [(chr(97 + i), chr(97 + j)) for i in range(26) for j in range(26) if i != j]
     tok = Tokenizer.from_merges(merges, pretokenizer="none")

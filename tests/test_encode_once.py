@@ -1,5 +1,5 @@
 """The Encode page's encoding pre-tokenizes its text once: the round trip and the order differences read
-the trace (``trace=`` of ``bpe_core.explain.round_trip`` and ``order_differences``, as ``ui.cache.encoded``
+the trace (``trace=`` of ``bpe_core.encoding.explain.round_trip`` and ``order_differences``, as ``ui.cache.encoded``
 calls them), with results equal to the calls that split and encode the text again."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import bpe_core
-from bpe_core.explain import order_differences, round_trip
-from bpe_core.pipeline import PreTokenizer
+from bpe_core.encoding.explain import order_differences, round_trip
+from bpe_core.encoding.pipeline import PreTokenizer
 from ui import cache
 
 CORPUS = "low lower lowest newest widest <s> hug pug hugs bugs " * 4

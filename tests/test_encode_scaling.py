@@ -18,10 +18,10 @@ from collections.abc import Callable
 import pytest
 
 from bpe_core import Tokenizer, train
-from bpe_core import merging as merging_module
+from bpe_core.encoding import merging as merging_module
+from bpe_core.encoding.merging import INF, RANK, SEQUENTIAL, MergeOrder, RuleApplier
 from bpe_core.formats import bundled, load_tiktoken
-from bpe_core.merging import INF, RANK, SEQUENTIAL, MergeOrder, RuleApplier
-from bpe_core.symbols import SHIFT
+from bpe_core.text.symbols import SHIFT
 
 from .test_hostile import run_limited
 
@@ -209,7 +209,7 @@ class CountingHeap:
 @pytest.mark.parametrize("traced", [False, True])
 @pytest.mark.parametrize("table", ["cl100k_base", "trained"])
 def test_heap_operations_grow_linearly(monkeypatch, table, traced):
-    from bpe_core import merge_run
+    from bpe_core.encoding import merge_run
 
     tok = bundled(table) if table != "trained" else train(TEXTBOOK, num_merges=10, pretokenizer="none").tokenizer
     counts = []

@@ -13,9 +13,9 @@ import pytest
 
 import bpe_core
 from bpe_core import MergeModel, OptionError, PreTokenizer, Temporaries, Tokenizer, train
-from bpe_core.explain import encode_trace, order_differences, round_trip
-from bpe_core.merging import MERGE_ORDERS, ORDERS, merge_order
-from bpe_core.spelling import FALLBACK_POLICIES, FALLBACKS, IdsWithTemporaries, fallback_policy
+from bpe_core.encoding.explain import encode_trace, order_differences, round_trip
+from bpe_core.encoding.merging import MERGE_ORDERS, ORDERS, merge_order
+from bpe_core.text.spelling import FALLBACK_POLICIES, FALLBACKS, IdsWithTemporaries, fallback_policy
 
 PACKAGE = Path(bpe_core.__file__).parent
 
@@ -156,18 +156,18 @@ def test_modes_are_objects_with_their_names():
         merge_order("random")
     with pytest.raises(OptionError, match="fallback"):
         fallback_policy("drop")
-    from bpe_core.encoder import FALLBACKS as reexported_fallbacks
-    from bpe_core.encoder import ORDERS as reexported_orders
+    from bpe_core.encoding.encoder import FALLBACKS as reexported_fallbacks
+    from bpe_core.encoding.encoder import ORDERS as reexported_orders
 
     assert reexported_fallbacks is FALLBACKS and reexported_orders is ORDERS
 
 
 def test_each_option_table_is_a_view_of_OPTIONS():
     """Issue 11, options in one place: every per-option table reads its values and descriptions
-    from ``bpe_core.options.OPTIONS`` (written once), and so do the mode objects' descriptions."""
+    from ``bpe_core.registry.options.OPTIONS`` (written once), and so do the mode objects' descriptions."""
     from bpe_core import END_OF_WORD, PRETOKENIZERS, TIE_BREAKS, UNITS
-    from bpe_core.checking import TIE_RULES
-    from bpe_core.options import OPTIONS
+    from bpe_core.analysis.checking import TIE_RULES
+    from bpe_core.registry.options import OPTIONS
 
     views = {
         "pretokenizer": PRETOKENIZERS,
@@ -299,8 +299,8 @@ def test_bpe_core_has_no_import_cycle(type_checking):
     nor do they with the imports under ``if TYPE_CHECKING:`` added (explain types against a
     protocol, not the Tokenizer class that calls it)."""
     graph = _graph(type_checking=type_checking)
-    assert "bpe_core.encoder" in graph["bpe_core.trainer"]  # the walk sees imports inside functions
-    assert "bpe_core.formats.gpt2" not in graph["bpe_core.encoder"]  # the cycle issue 11 names is gone
+    assert "bpe_core.encoding.encoder" in graph["bpe_core.training.trainer"]  # the walk sees imports inside functions
+    assert "bpe_core.formats.gpt2" not in graph["bpe_core.encoding.encoder"]  # the cycle issue 11 names is gone
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
@@ -330,6 +330,49 @@ def test_bpe_core_imports_no_ui_library():
         if target.split(".")[0] in banned
     ]
     assert found == []
+
+
+# ----------------------------------------------------------------- layers
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("bpe_core.errors",),
+    ("bpe_core.registry",),
+    ("bpe_core.memory", "bpe_core.trace"),
+    ("bpe_core.text",),
+    ("bpe_core.encoding",),
+    ("bpe_core.training",),
+    ("bpe_core.analysis", "bpe_core.formats"),
+    ("bpe_core", "bpe_core.__main__"),
+)
+"""Issue 20, bpe_core in sub-packages by concern, lowest first: errors; the registries (options,
+pre-tokenizers, tie rules); what every layer shares (the memory budget, the plain trace records);
+text to symbols and word counts; encoding (a merge table applied); training (which builds a
+tokenizer, so sits above encoding); then analysis and the file formats side by side; the package
+face and the CLI on top. A module imports its own unit (top-level module or sub-package) or units
+of lower layers only."""
+
+
+def _unit(module: str) -> str:
+    """``bpe_core.text.symbols`` -> ``bpe_core.text``; a top-level module is its own unit."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_every_module_has_a_layer():
+    units = {unit for layer in LAYERS for unit in layer}
+    assert sorted({_unit(m) for m in _modules()} - units) == [], "place these in LAYERS (a sub-package?)"
+
+
+@pytest.mark.parametrize("type_checking", [False, True], ids=["run time", "on paper"])
+def test_bpe_core_imports_only_downwards(type_checking):
+    layer = {unit: k for k, units in enumerate(LAYERS) for unit in units}
+    upward = [
+        f"{name} -> {target}"
+        for name, targets in sorted(_graph(type_checking=type_checking).items())
+        for target in sorted(targets)
+        if _unit(target) != _unit(name) and layer.get(_unit(target), -1) >= layer.get(_unit(name), -1)
+    ]
+    assert upward == []
+    assert "bpe_core.text.symbols" in _graph()["bpe_core.encoding.model"]  # the walk sees cross-package imports
 
 
 # ----------------------------------------------------------------- functions fit on one screen

@@ -36,8 +36,8 @@ from bpe_core.formats import (
     to_tiktoken,
 )
 from bpe_core.formats._common import rendered_to_bytes
-from bpe_core.pretokenize import GPT4_PATTERN
-from bpe_core.symbols import SymbolTable
+from bpe_core.text.pretokenize import GPT4_PATTERN
+from bpe_core.text.symbols import SymbolTable
 
 from .engine_helpers import retrain
 

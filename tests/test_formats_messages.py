@@ -19,7 +19,7 @@ import pytest
 
 from bpe_core.errors import QUOTE_LIMIT, BPEError, quote
 from bpe_core.formats import DuplicateKeyError, FormatError, load_bytes, load_files
-from bpe_core.pretokenize import GPT2_PATTERN
+from bpe_core.text.pretokenize import GPT2_PATTERN
 
 from .test_hostile_formats import bounded
 
@@ -64,7 +64,7 @@ def test_quote_cuts_containers_and_the_strings_inside_them():
 
 
 def test_quote_reads_a_str_subclass_as_its_text():
-    from bpe_core.pretokenize import HFSplit
+    from bpe_core.text.pretokenize import HFSplit
 
     assert quote(HFSplit("x" * 100, "Isolated", False)) == repr("x" * QUOTE_LIMIT) + "… (100 characters)"
 

@@ -31,7 +31,7 @@ from bpe_core.formats import (
     to_tiktoken,
 )
 from bpe_core.formats._common import rendered_to_bytes
-from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from bpe_core.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
 pytestmark = pytest.mark.reference
 

@@ -22,7 +22,7 @@ import bpe_core
 from bpe_core import BPEError, BudgetError, OptionError
 from bpe_core.errors import ResourceLimitError, SpecialTokenError, TokenIdError
 from bpe_core.formats import FormatError, load_files
-from bpe_core.options import (
+from bpe_core.registry.options import (
     MAX_MERGES,
     MAX_SPECIAL_LENGTH,
     MAX_SPECIAL_TOKENS,
@@ -30,7 +30,7 @@ from bpe_core.options import (
     check_training,
     parse_int,
 )
-from bpe_core.pretokenize import split_special
+from bpe_core.text.pretokenize import split_special
 from ui.corpus import CorpusChoice
 from ui.settings import TRAIN_MEMORY_BUDGET, TrainSettings
 
@@ -173,7 +173,7 @@ def test_special_matching_is_linear_in_the_text():
     """Near misses everywhere: 100 tokens of 100 characters over 2 MB, in seconds, not hours."""
     result = run_limited(
         """
-        from bpe_core.pretokenize import split_special
+        from bpe_core.text.pretokenize import split_special
         text = ("x" * 99 + "y") * 20_000
         specials = ["x" * 100] + ["x" * k + "z" for k in range(1, 99)]
         pieces = split_special(text, specials)

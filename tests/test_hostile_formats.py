@@ -22,7 +22,7 @@ import zipfile
 import pytest
 
 from bpe_core.formats import FormatError, load_bytes, load_files, to_hf_json
-from bpe_core.pretokenize import GPT2_PATTERN, HFSplit, compiled_pattern
+from bpe_core.text.pretokenize import GPT2_PATTERN, HFSplit, compiled_pattern
 
 from .conftest import REPO, waited
 from .speed import SLOWNESS_SOURCE
@@ -158,7 +158,7 @@ def test_a_tiktoken_file_with_one_320_kb_token_loads_in_linear_time():
         """
         import base64, random
         from bpe_core.formats import load_bytes
-        from bpe_core.pretokenize import GPT2_PATTERN
+        from bpe_core.text.pretokenize import GPT2_PATTERN
         random.seed(4)
         lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
         big = bytes(random.randrange(256) for _ in range(320_000))
@@ -177,7 +177,7 @@ def test_nested_long_tokens_load_in_linear_time_and_encode_like_tiktoken():
         """
         import base64
         from bpe_core.formats import load_bytes
-        from bpe_core.pretokenize import GPT2_PATTERN
+        from bpe_core.text.pretokenize import GPT2_PATTERN
         lines = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
         lines += [base64.b64encode(b"a" * k) + b" %d" % (254 + k) for k in range(2, 2001)]
         data = b"\\n".join(lines) + b"\\n"
@@ -340,7 +340,7 @@ def test_a_text_cut_into_many_pieces_shares_one_time_budget(call):
         from bpe_core.formats import load_bytes
         readings = itertools.count()
         clock = lambda: next(readings) * 0.3  # read before and after each run: 0.3 s a run
-        importlib.import_module("bpe_core.pretokenize").clock = clock  # the module, not bpe_core.pretokenize()
+        importlib.import_module("bpe_core.text.pretokenize").clock = clock  # the module, not bpe_core.pretokenize()
         tok = load_bytes(json.dumps({_PIECES_DOC!r}).encode(), "tokenizer.json").tokenizer
         text = ("a" * 10 + "!<s>") * 200
         expect_error(lambda: getattr(tok, {call!r})(text, allowed_special="all"))
@@ -407,7 +407,7 @@ def test_split_behaviours_match_tokenizers(behavior, invert, pattern):
 
 @pytest.mark.parametrize("behavior", BEHAVIORS)
 def test_split_with_a_string_pattern_and_byte_level_matches_tokenizers(behavior):
-    from bpe_core.byte_level import bytes_to_unicode
+    from bpe_core.text.byte_level import bytes_to_unicode
 
     alphabet = "".join(bytes_to_unicode().values())
     doc = _char_json(alphabet, [("Ġ", "t"), ("h", "e"), ("Ġt", "he")], None)

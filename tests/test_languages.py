@@ -16,11 +16,11 @@ import tiktoken.load
 
 import bpe_core
 from bpe_core import ParallelSection, SectionError, Tokenizer, parallel_sections, premium_curves, token_premiums
+from bpe_core.analysis.languages import curve_points, letter_scripts, premiums_of, token_counts, unseen_characters
 from bpe_core.formats import bundled
 from bpe_core.formats._common import rendered_to_bytes
 from bpe_core.formats.tiktoken_ranks import O200K_PATTERN
-from bpe_core.languages import curve_points, letter_scripts, premiums_of, token_counts, unseen_characters
-from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from bpe_core.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
 from .conftest import SHIPPED_CORPORA
 

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import ParallelSection, Tokenizer, parallel_sections, premium_curves
-from bpe_core.languages import unseen_characters
+from bpe_core.analysis.languages import unseen_characters
 from ui import state
 from ui.corpus import read_sample
 from ui.languages import LANG_PARAM, UDHR_SAMPLE
@@ -46,7 +46,7 @@ PAGE = "pages/languages.py"
 
 
 def section(code: str, name: str, text: str) -> ParallelSection:
-    from bpe_core.languages import letter_scripts
+    from bpe_core.analysis.languages import letter_scripts
 
     return ParallelSection(code, name, "T", text, 1, letter_scripts(text))
 

@@ -15,8 +15,9 @@ import tracemalloc
 import pytest
 
 import bpe_core
-from bpe_core import BudgetError, memory, trainer
+from bpe_core import BudgetError, memory
 from bpe_core.memory import SLACK, MemoryBudget, MemoryBudgetError
+from bpe_core.training import trainer
 
 from .conftest import REPO
 from .test_hostile import GB, run_limited

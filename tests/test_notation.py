@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_core import ClaimError, OptionError, train
-from bpe_core.checking import (
+from bpe_core.analysis.checking import (
     CheckSettings,
     Notation,
     check_encoding,
@@ -18,7 +18,7 @@ from bpe_core.checking import (
     parse_claimed,
     read_word_counts,
 )
-from bpe_core.notation import notations_of
+from bpe_core.analysis.notation import notations_of
 
 JM = {"low": 5, "lowest": 2, "newer": 6, "wider": 3, "new": 2}
 """Jurafsky & Martin, Speech and Language Processing (3rd ed.), ch. 2: the corpus of their BPE example."""

@@ -17,7 +17,7 @@ from bpe_core.formats._common import WHOLE_TEXT_PATTERN
 
 from .test_hostile import run_limited
 
-pt = importlib.import_module("bpe_core.pretokenize")
+pt = importlib.import_module("bpe_core.text.pretokenize")
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_patterns_from_outside_keep_the_time_limit():
     out = run_limited(  # in a child: were the limit ever lost, this match would run for hours
         """
         from bpe_core.errors import PatternError
-        from bpe_core.pretokenize import compiled_pattern
+        from bpe_core.text.pretokenize import compiled_pattern
         try:
             compiled_pattern(r"(a|aa)+$").findall("a" * 40 + "!")
             report(error=None)

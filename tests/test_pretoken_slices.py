@@ -1,4 +1,4 @@
-"""Counting pre-tokens a slice at a time (``bpe_core.pretokenize.count_pretokens``) gives exactly the counts,
+"""Counting pre-tokens a slice at a time (``bpe_core.text.pretokenize.count_pretokens``) gives exactly the counts,
 in the same order, that pre-tokenizing the whole text at once gives: on every shared corpus and on generated
 text full of the characters where a cut could go wrong (newlines after punctuation, whitespace runs, CRLF)."""
 
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_core.corpus import word_counts
+from bpe_core.text.corpus import word_counts
 
-pt = importlib.import_module("bpe_core.pretokenize")  # the package's `pretokenize` name is the function
+pt = importlib.import_module("bpe_core.text.pretokenize")  # the package's `pretokenize` name is the function
 
 SLICED = ("whitespace_eow", "whitespace", "trailing_space", "gpt2", "gpt4")
 

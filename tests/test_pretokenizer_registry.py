@@ -1,4 +1,4 @@
-"""Issue 20: a pre-tokenizer is one registry object (``bpe_core.pretokenizers``).
+"""Issue 20: a pre-tokenizer is one registry object (``bpe_core.registry.pretokenizers``).
 
 Proved by Llama 3's split pattern, added as one definition: its pieces equal Hugging Face's ``Split`` with the
 same pattern on the shared corpora, a tokenizer trained with it round-trips through ``tokenizer.json`` and a
@@ -20,9 +20,8 @@ from bpe_core.formats import load_hf_json, parse_ranks, to_hf_json, to_sidecar, 
 from bpe_core.formats._common import pretokenizer_for_pattern
 from bpe_core.formats.hf_json import hf_pre_tokenizer, read_pre_tokenizer
 from bpe_core.formats.tiktoken_ranks import parse_sidecar
-from bpe_core.options import OPTIONS, pretokenizer_option
-from bpe_core.pretokenize import TRUSTED_PATTERNS, compiled_pattern, count_pretokens
-from bpe_core.pretokenizers import (
+from bpe_core.registry.options import OPTIONS, pretokenizer_option
+from bpe_core.registry.pretokenizers import (
     GPT4_PATTERN,
     LLAMA3_PATTERN,
     REGEX_CUT,
@@ -32,6 +31,7 @@ from bpe_core.pretokenizers import (
     registry,
     trusted_patterns,
 )
+from bpe_core.text.pretokenize import TRUSTED_PATTERNS, compiled_pattern, count_pretokens
 
 CORPUS_NAMES = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript", "code")
 
@@ -84,7 +84,7 @@ def test_llama3_pieces_equal_hugging_face_split(corpora, name):
 
 def test_llama3_counts_slice_by_slice_as_whole(monkeypatch):
     """The regex cut (one field of the spec) holds for Llama 3's pattern: slice-wise counts equal whole counts."""
-    pt = importlib.import_module("bpe_core.pretokenize")  # the package's `pretokenize` name is the function
+    pt = importlib.import_module("bpe_core.text.pretokenize")  # the package's `pretokenize` name is the function
     assert PRETOKENIZER_SPECS["llama3"].cut is REGEX_CUT
     text = (TEXT * 40) + "tail\n\t"
     monkeypatch.setattr(pt, "CHUNK_CHARS", 7)

@@ -8,8 +8,8 @@ import pytest
 
 import bpe_core
 from bpe_core import TokenIdError, Tokenizer, train
+from bpe_core.analysis.provenance import MergeTree, find_tokens, merge_tree, token_id_of
 from bpe_core.formats import BUNDLED, bundled
-from bpe_core.provenance import MergeTree, find_tokens, merge_tree, token_id_of
 
 LOW = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 

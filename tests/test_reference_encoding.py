@@ -17,8 +17,8 @@ import regex
 
 from bench.corpora import sample
 from bpe_core import Tokenizer, pretokenize, train
-from bpe_core.byte_level import bytes_to_unicode
-from bpe_core.pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from bpe_core.text.byte_level import bytes_to_unicode
+from bpe_core.text.pretokenize import GPT2_PATTERN, GPT4_PATTERN
 
 CORPUS_NAMES = ("tinyshakespeare", "wikitext2-test", "taylorswift", "udhr-multiscript", "code")
 PRETOKENIZERS = ("gpt2", "gpt4")

@@ -21,7 +21,7 @@ import pytest
 
 from bench.corpora import sample
 from bpe_core import TIE_BREAKS, train
-from bpe_core.pretokenize import GPT4_PATTERN
+from bpe_core.text.pretokenize import GPT4_PATTERN
 
 from .naive_bpe import naive_train
 

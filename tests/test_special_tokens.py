@@ -4,7 +4,7 @@ Issue 18 item 9. Hugging Face's ``AddedVocabulary`` matches special tokens with 
 Aho-Corasick automaton in ``LeftmostLongest`` mode; tiktoken joins them into one
 regex alternation in its hash map's order, so its choice between nested tokens
 (``X`` and ``XYZ``) follows that order. The engine follows Hugging Face
-(:func:`bpe_core.pretokenize.find_specials` says why), and agrees with tiktoken
+(:func:`bpe_core.text.pretokenize.find_specials` says why), and agrees with tiktoken
 wherever no special token starts another, which covers the published tables.
 """
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from bpe_core import SpecialTokens, train
 from bpe_core.formats import bundled, to_hf_json
-from bpe_core.pretokenize import split_special
+from bpe_core.text.pretokenize import split_special
 
 tokenizers = pytest.importorskip("tokenizers", reason="Hugging Face tokenizers is a test-only dependency")
 

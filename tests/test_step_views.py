@@ -1,4 +1,5 @@
-"""The run's per-step views come from one query object (``result.views``, :class:`bpe_core.step_views.StepViews`)
+"""The run's per-step views come from one query object (``result.views``,
+:class:`bpe_core.training.step_views.StepViews`)
 with explicit, bounded caches; a new per-step figure is written from its public queries alone."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import plotly.graph_objects as go
 import pytest
 
 from bpe_core import train
-from bpe_core.step_views import COUNT_CACHE, STEP_CACHE, BoundedCache, StepViews
+from bpe_core.training.step_views import COUNT_CACHE, STEP_CACHE, BoundedCache, StepViews
 
 TEXT = " ".join(f"w{k % 37}x{k % 11}y{k % 5}" for k in range(400))
 

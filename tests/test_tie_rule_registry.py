@@ -1,7 +1,7 @@
-"""Issue 20: a tie rule is one registry object (``bpe_core.tiebreak``).
+"""Issue 20: a tie rule is one registry object (``bpe_core.registry.tie_rules``).
 
 The option list, the checker's list of rules, the lesson text and every query read names, descriptions and the
-count from :data:`bpe_core.tiebreak.RULES`; a rule built here reaches the option list and the ordering code
+count from :data:`bpe_core.registry.tie_rules.RULES`; a rule built here reaches the option list and the ordering code
 through a registry passed in, with no global changed.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from bpe_core import TIE_BREAKS, TIE_RULE_SPECS, OptionError, TieRule, train
-from bpe_core.checking import FIND_TRAININGS, PRETOKENIZER_CHOICES, TIE_RULES
-from bpe_core.options import OPTIONS, check_training, tie_rule_option
-from bpe_core.tiebreak import RULES, pick, registry, tie_rule
+from bpe_core.analysis.checking import FIND_TRAININGS, PRETOKENIZER_CHOICES, TIE_RULES
+from bpe_core.registry.options import OPTIONS, check_training, tie_rule_option
+from bpe_core.registry.tie_rules import RULES, pick, registry, tie_rule
 from viz.lessons import LESSON_TEXTS
 
 

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 import bpe_core
 from bpe_core import TIE_BREAKS, train
-from bpe_core.checking import _leftmost_states, check_encoding, check_merges, find_settings
-from bpe_core.ranking import FirstPlaces
-from bpe_core.symbols import SHIFT
+from bpe_core.analysis.checking import _leftmost_states, check_encoding, check_merges, find_settings
+from bpe_core.text.symbols import SHIFT
+from bpe_core.training.ranking import FirstPlaces
 
 from .conftest import CORPORA
 from .naive_bpe import naive_steps

@@ -15,7 +15,8 @@ import pickle
 import pytest
 
 from bench.corpora import sample
-from bpe_core import TIE_BREAKS, recorder, train
+from bpe_core import TIE_BREAKS, train
+from bpe_core.training import recorder
 from tests.conftest import TEXT_CORPORA
 
 from .naive_bpe import naive_steps

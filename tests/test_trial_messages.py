@@ -7,7 +7,7 @@ import re
 import pytest
 
 import bpe_core
-from bpe_core.checking import check_merges
+from bpe_core.analysis.checking import check_merges
 from viz.checking import highlight_row, verdict_frame
 
 

@@ -7,7 +7,7 @@ import pytest
 import bpe_core
 import bpe_core.formats
 from bpe_core import Tokenizer, train
-from bpe_core.checking import check_encoding, check_merges, find_settings
+from bpe_core.analysis.checking import check_encoding, check_merges, find_settings
 from viz.checking import (
     WRONG_STYLE,
     encoding_frame,

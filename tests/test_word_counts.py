@@ -1,5 +1,5 @@
-"""Corpora counted elsewhere: word-count files (bpe_core.word_count_file), streamed counting of large text
-(bpe_core.text_stream), the CLI's --word-counts, and the README's DuckDB one-liner."""
+"""Corpora counted elsewhere: word-count files (bpe_core.text.word_count_file), streamed counting of large text
+(bpe_core.text.text_stream), the CLI's --word-counts, and the README's DuckDB one-liner."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from bpe_core import (
     train,
 )
 from bpe_core.__main__ import main
-from bpe_core.corpus import word_counts
+from bpe_core.text.corpus import word_counts
 
 from .conftest import REPO, waited
 

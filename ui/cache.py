@@ -18,9 +18,9 @@ import pandas as pd
 import streamlit as st
 
 import bpe_core
-from bpe_core.explain import order_differences, round_trip
+from bpe_core.encoding.explain import order_differences, round_trip
+from bpe_core.encoding.pipeline import AllowedSpecial
 from bpe_core.formats import Download, Loaded, Proof
-from bpe_core.pipeline import AllowedSpecial
 from ui import state
 from ui.corpus import CorpusChoice, read_sample
 from ui.kept_texts import KeptTexts
@@ -326,7 +326,8 @@ def encoded(
     """Encode ``text`` with a copy of ``_tokenizer`` using ``fallback``, with all the page's views.
 
     The text is pre-tokenized once: the round trip and the order differences read the trace
-    (``trace=`` of :func:`bpe_core.explain.round_trip` and :func:`~bpe_core.explain.order_differences`).
+    (``trace=`` of :func:`bpe_core.encoding.explain.round_trip` and
+    :func:`~bpe_core.encoding.explain.order_differences`).
 
     ``_tokenizer`` is not hashed (the leading underscore tells ``st.cache_data``
     so): ``source`` names it instead, e.g. ``("trained", corpus SHA-256, settings)``,
@@ -492,7 +493,7 @@ def uploaded_exports(files: dict[str, bytes], probe: str) -> list[ExportRow]:
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs={CorpusChoice: _corpus_key})
 def held_out_counts(corpus: str | CorpusChoice, settings: TrainSettings, held_out: str, order: str) -> list[int]:
     """Token counts of ``held_out`` after 0..N merges of the run ``trained(corpus, settings)``."""
-    from bpe_core.compression import token_counts_by_merges
+    from bpe_core.analysis.compression import token_counts_by_merges
 
     return token_counts_by_merges(trained(corpus, settings).tokenizer, held_out, order)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 import bpe_core
-from bpe_core.checking import (
+from bpe_core.analysis.checking import (
     CheckSettings,
     Notation,
     WordCounts,
@@ -16,7 +16,7 @@ from bpe_core.checking import (
     parse_claimed,
     read_word_counts,
 )
-from bpe_core.notation import notations_of
+from bpe_core.analysis.notation import notations_of
 from ui import sidebar, state
 from ui.corpus import MAX_PASTE_CHARS, CorpusChoice
 from ui.links import CHECK_MAX_CORPUS_CHARS
@@ -27,7 +27,7 @@ from viz.checking import COUNT_TEXT_COLUMNS
 KINDS = ("Detect", "Word counts", "Text")
 """How the corpus box is read: detected, word counts (``low 5``, ``5 l o w _`` ...), or running text."""
 MAX_CORPUS_CHARS = CHECK_MAX_CORPUS_CHARS
-"""The corpus box's limit: finding settings trains :data:`bpe_core.checking.FIND_TRAININGS` times and more."""
+"""The corpus box's limit: finding settings trains :data:`bpe_core.analysis.checking.FIND_TRAININGS` times and more."""
 PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
     "whitespace_eow, </w> separate": ("whitespace_eow", "separate"),
     "whitespace_eow, </w> attached": ("whitespace_eow", "attached"),
@@ -36,7 +36,7 @@ PRETOKENIZER_LABELS: dict[str, tuple[str, str]] = {
     "gpt2": ("gpt2", "separate"),
     "none": ("none", "separate"),
 }
-"""The check page's pre-tokenizer choices (see :data:`bpe_core.checking.PRETOKENIZER_CHOICES`)."""
+"""The check page's pre-tokenizer choices (see :data:`bpe_core.analysis.checking.PRETOKENIZER_CHOICES`)."""
 DETECTED_COUNTS = (
     "Most lines read as word counts; to check this box as running text, choose Text under “Read the corpus as”."
 )
@@ -68,7 +68,7 @@ class ExampleCorpus:
 
     Attributes:
         corpus: the ``{word: count}`` read, or the text.
-        counts: the :class:`~bpe_core.notation.WordCounts` read, or ``None`` for text.
+        counts: the :class:`~bpe_core.analysis.notation.WordCounts` read, or ``None`` for text.
     """
 
     corpus: str | dict[str, int]
@@ -104,16 +104,16 @@ class ExampleCorpus:
 
 def read_corpus(box: str, kind: str) -> ExampleCorpus:
     """Read the corpus box as ``kind`` (one of :data:`KINDS`); word counts in any layout of
-    :func:`bpe_core.checking.read_word_counts`.
+    :func:`bpe_core.analysis.checking.read_word_counts`.
 
     With Detect, a box most of whose lines read as word counts is read as word counts
-    (:func:`bpe_core.checking.looks_like_word_counts`): a line that does not (``low -5``, another layout)
+    (:func:`bpe_core.analysis.checking.looks_like_word_counts`): a line that does not (``low -5``, another layout)
     is named, with how to read the box as running text instead (:data:`DETECTED_COUNTS`), rather than the
     whole box silently read as text.
 
     Raises:
         bpe_core.ClaimError: word counts that cannot be read, or a count past
-            :data:`bpe_core.corpus.MAX_WORD_FREQUENCY` (naming the line).
+            :data:`bpe_core.text.corpus.MAX_WORD_FREQUENCY` (naming the line).
         bpe_core.EmptyCorpusError: an empty box.
     """
     if not box.strip():
@@ -191,7 +191,7 @@ def matching(corpus: str | dict[str, int], claim: tuple, spelled: Notation | Non
 
 
 def read_claim(box: str) -> tuple:
-    """The claimed-merges box as a hashable claim (see :func:`bpe_core.checking.parse_claimed`).
+    """The claimed-merges box as a hashable claim (see :func:`bpe_core.analysis.checking.parse_claimed`).
 
     Raises:
         bpe_core.ClaimError: a line that cannot be read (naming it).

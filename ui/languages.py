@@ -9,7 +9,7 @@ import streamlit as st
 
 import bpe_core
 from bpe_core import ParallelSection, PremiumCurves
-from bpe_core.languages import token_counts, unseen_characters
+from bpe_core.analysis.languages import token_counts, unseen_characters
 from ui import state
 from ui.cache import ready_tokenizer, sample_text
 from ui.corpus import CorpusChoice
@@ -81,7 +81,7 @@ def trained_curves(_result: bpe_core.TrainResult, source: Hashable) -> PremiumCu
 @st.cache_data(max_entries=4, show_spinner=False)
 def unseen_counts(_result: bpe_core.TrainResult, source: Hashable) -> dict[str, int]:
     """Characters of each UDHR section outside the alphabet of the table ``_result`` (the Train page's run; all
-    0 for a byte-level table): :func:`bpe_core.languages.unseen_characters`. ``source`` names the table, as for
+    0 for a byte-level table): :func:`bpe_core.analysis.languages.unseen_characters`. ``source`` names the table, as for
     :func:`trained_curves`."""
     return unseen_characters(_result, udhr_sections())
 

@@ -29,7 +29,14 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from bpe_core import ORDERS, BPEError
-from bpe_core.options import MAX_MERGES, MAX_MIN_FREQUENCY, MAX_VOCAB_SIZE, OPTIONS, check_special_tokens, parse_int
+from bpe_core.registry.options import (
+    MAX_MERGES,
+    MAX_MIN_FREQUENCY,
+    MAX_VOCAB_SIZE,
+    OPTIONS,
+    check_special_tokens,
+    parse_int,
+)
 from ui import state
 from ui.corpus import MAX_ENCODE_CHARS, MAX_PASTE_CHARS, SAMPLES, CorpusInputError, check_paste
 from ui.settings import BUDGET_KINDS, parse_special_tokens
@@ -60,7 +67,8 @@ MAX_DROPOUT_SAMPLES = 6
 MAX_DROPOUT_SEED = 2**31 - 1
 """The largest seed the Encode page's dropout seed box takes."""
 CHECK_MAX_CORPUS_CHARS = 100_000
-"""The Check page's corpus box (finding settings trains :data:`bpe_core.checking.FIND_TRAININGS` times and more):
+"""The Check page's corpus box (finding settings trains :data:`bpe_core.analysis.checking.FIND_TRAININGS` times and
+more):
 also the longest a link may carry."""
 CHECK_MAX_CLAIM_CHARS = 20_000
 """The Check page's claimed-merges box."""

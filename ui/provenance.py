@@ -10,7 +10,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import streamlit as st
 
 from bpe_core import BPEError, MergeTree, Tokenizer, TrainResult, VocabularyAudit, audit_vocabulary, merge_tree
-from bpe_core.provenance import MAX_PLACES
+from bpe_core.analysis.provenance import MAX_PLACES
 from ui import sidebar, state
 from ui.cache import trained, training_corpus
 from ui.corpus import CorpusChoice

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bpe_core.errors import OptionError
-from bpe_core.options import OPTIONS, check_training
+from bpe_core.registry.options import OPTIONS, check_training
 from bpe_core.trace import train_kwargs
 
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
@@ -51,7 +51,8 @@ class TrainSettings:
         )
 
     def checked(self) -> TrainSettings:
-        """These settings, once they pass :func:`bpe_core.options.check_training` (the limits every way in shares).
+        """These settings, once they pass :func:`bpe_core.registry.options.check_training` (the limits every way in
+        shares).
 
         Raises:
             bpe_core.BPEError: an unknown option value, or a budget, minimum

@@ -16,7 +16,7 @@ from bpe_core import (
     parse_word_counts,
 )
 from bpe_core.formats import load_session, to_session
-from bpe_core.options import (
+from bpe_core.registry.options import (
     MAX_MERGES,
     MAX_MIN_FREQUENCY,
     MAX_SPECIAL_LENGTH,

@@ -189,7 +189,8 @@ TREE_TOKENIZER = "tree_tokenizer"
 TREE_SEARCH = "tree_search"
 TREE_TABLE = "tree_table"
 TREE_ROWS = "tree_rows"
-TREE_TOKEN = "tree_token"  # the token whose tree is drawn: an id, or a link's text (bpe_core.provenance.token_id_of)
+# the token whose tree is drawn: an id, or a link's text (bpe_core.analysis.provenance.token_id_of)
+TREE_TOKEN = "tree_token"
 TREE_FROM = "tree_from"
 TREE_NODE = "tree_node"
 TREE_AUDIT = "tree_audit"  # the toggle that audits the vocabulary and marks glitch tokens

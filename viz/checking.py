@@ -8,7 +8,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from bpe_core import MARKER, PRETOKENIZER_SPECS, CheckSettings, ClaimStep, EncodingCheck, MergeCheck
-from bpe_core.checking import APPLY_ORDERS
+from bpe_core.analysis.checking import APPLY_ORDERS
 from viz.markdown import code, plain
 
 WRONG_STYLE = "background-color: #fee2e2; font-weight: 600"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bpe_core import TrainResult, pretokenize
-from bpe_core.pretokenize import split_special
+from bpe_core.text.pretokenize import split_special
 from viz.tokens import STYLE, TokenView, color_index, row_colors, token_box, view_of_id
 
 EXCERPT_CHARS = 400

@@ -83,7 +83,7 @@ def premium_frame(
 
     Args:
         sections: ``{code: section}`` (:func:`bpe_core.parallel_sections`).
-        counts: ``{tokenizer label: {code: tokens}}`` (:func:`bpe_core.languages.token_counts`).
+        counts: ``{tokenizer label: {code: tokens}}`` (:func:`bpe_core.analysis.languages.token_counts`).
         reference: the code premiums are over (its premium is 1.0).
 
     Returns:
@@ -233,7 +233,7 @@ FALLBACK_WORDS = {
 
 def mostly_unseen(frame: pd.DataFrame, label: str, unseen: Mapping[str, int], reference: str = "eng") -> list[str]:
     """The codes (not ``reference``) at least half of whose tokens under ``label`` stand for characters outside
-    a char-level table's alphabet (``unseen``: :func:`bpe_core.languages.unseen_characters`), in ``frame``'s
+    a char-level table's alphabet (``unseen``: :func:`bpe_core.analysis.languages.unseen_characters`), in ``frame``'s
     order. Each such character is at least one token, whatever the fallback, so these codes are sure to qualify."""
     tokens = frame.set_index("code")[tokens_column(label)]
     return [c for c in frame["code"] if c != reference and 2 * unseen.get(c, 0) >= tokens[c] > 0]
@@ -261,7 +261,7 @@ def unseen_note(
     Args:
         frame: :func:`premium_frame`'s table.
         label: the trained table's label in ``frame``.
-        unseen: ``{code: characters outside the alphabet}`` (:func:`bpe_core.languages.unseen_characters`).
+        unseen: ``{code: characters outside the alphabet}`` (:func:`bpe_core.analysis.languages.unseen_characters`).
         corpus: the name of the text the table was trained on.
         alphabet: how many characters its alphabet holds.
         fallback: the table's fallback (a key of :data:`FALLBACK_WORDS`).

@@ -15,8 +15,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bpe_core import MARKER, MergeTree, Tokenizer, VocabularyAudit, audit_vocabulary, merge_tree
-from bpe_core.audit import KINDS, own_encoding
-from bpe_core.provenance import CorpusPlace
+from bpe_core.analysis.audit import KINDS, own_encoding
+from bpe_core.analysis.provenance import CorpusPlace
 from viz.contrast import text_color
 from viz.tokens import describe_bytes
 
@@ -228,7 +228,8 @@ AUDIT_VIEWS = {
     "Never used in the corpus": "never_used",
     "Scaffolds (never used, part of a merge)": "scaffold",
 }
-"""The lists the Token trees page offers, by label, with the finding each lists (:data:`bpe_core.audit.KINDS`)."""
+"""The lists the Token trees page offers, by label, with the finding each lists
+(:data:`bpe_core.analysis.audit.KINDS`)."""
 OWN_TEXT = "own text encodes as"
 """The column that shows, for an unreachable token, the tokens its own text gives instead."""
 
@@ -318,7 +319,7 @@ def audit_frame(
 ) -> pd.DataFrame:
     """The first ``limit`` tokens of one finding: ``id``, ``token``, ``bytes``, ``uses`` (with a corpus),
     ``audit`` (every finding about it) and, for unreachable ones, :data:`OWN_TEXT` (the tokens its own text
-    gives instead, :func:`bpe_core.audit.own_encoding`)."""
+    gives instead, :func:`bpe_core.analysis.audit.own_encoding`)."""
     rows = []
     for i in audit_ids(audit, kind)[:limit]:
         raw = tokenizer.model.token_bytes(i)

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import regex
 
-from ..byte_level import bytes_to_unicode
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import MergeTableError, OptionError, PatternError, quote
-from ..pretokenize import compiled_pattern
-from ..pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec, pretokenizer_spec, spec_for_pattern
-from ..pretokenizers import PY_WHITESPACE as PY_WHITESPACE  # re-exported: defined with the whitespace specs
-from ..pretokenizers import WHITESPACE_RUN as WHITESPACE_RUN
-from ..pretokenizers import WHOLE_TEXT_PATTERN as WHOLE_TEXT_PATTERN
-from ..pretokenizers import WORD_PATTERN as WORD_PATTERN
-from ..symbols import MARKER, SymbolTable, unit_kind, utf8
+from ..registry.pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec, pretokenizer_spec, spec_for_pattern
+from ..registry.pretokenizers import PY_WHITESPACE as PY_WHITESPACE  # re-exported: defined with the whitespace specs
+from ..registry.pretokenizers import WHITESPACE_RUN as WHITESPACE_RUN
+from ..registry.pretokenizers import WHOLE_TEXT_PATTERN as WHOLE_TEXT_PATTERN
+from ..registry.pretokenizers import WORD_PATTERN as WORD_PATTERN
+from ..text.byte_level import bytes_to_unicode
+from ..text.pretokenize import compiled_pattern
+from ..text.symbols import MARKER, SymbolTable, unit_kind, utf8
 
 Source = str | PathLike[str]
 """A file path (``str`` or :class:`pathlib.Path`)."""
@@ -76,12 +76,12 @@ def pretokenizer_for_pattern(
     """Map a split pattern read from a file to ``(pretokenizer, pattern override)`` for :class:`~bpe_core.Tokenizer`.
 
     A pattern that is exactly a pre-tokenizer's tiktoken pattern
-    (:attr:`~bpe_core.pretokenizers.PreTokenizerSpec.tiktoken_pattern`: GPT-2's, cl100k's, Llama 3's, the
+    (:attr:`~bpe_core.registry.pretokenizers.PreTokenizerSpec.tiktoken_pattern`: GPT-2's, cl100k's, Llama 3's, the
     whitespace and whole-text patterns) maps to that pre-tokenizer's name; any other pattern is kept as an
     override under the ``gpt4`` label (if it caps digit runs at three, as cl100k does) or ``gpt2``.
 
     Args:
-        pattern: the pattern (a plain ``str``, or an :class:`~bpe_core.pretokenize.HFSplit`, never recognised).
+        pattern: the pattern (a plain ``str``, or an :class:`~bpe_core.text.pretokenize.HFSplit`, never recognised).
         specs: the pre-tokenizer registry to recognise from.
     """
     known = spec_for_pattern(pattern, specs)

@@ -24,9 +24,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import quote
-from ..symbols import MARKER
+from ..text.symbols import MARKER
 from ._common import FormatError, Source, decode_text, parse_json, read_file
 from .gpt2 import load_vocab_merges, parse_merges_txt
 from .hf_json import load_hf_json

@@ -18,15 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import quote
-from ..symbols import check_option
+from ..text.symbols import check_option
 from . import gpt2, hf_json, session, subword_nmt, tiktoken_ranks
 from ._common import ExportError
 from .detect import FORMATS, load_files
 
 if TYPE_CHECKING:
-    from ..result import TrainResult
+    from ..training.result import TrainResult
 
 
 @dataclass(frozen=True)

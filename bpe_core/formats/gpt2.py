@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import quote
-from ..options import marker_style
-from ..pretokenize import GPT2_PATTERN
-from ..pretokenizers import pretokenizer_spec
-from ..symbols import unit_kind
+from ..registry.options import marker_style
+from ..registry.pretokenizers import pretokenizer_spec
+from ..text.pretokenize import GPT2_PATTERN
+from ..text.symbols import unit_kind
 from ._common import (
     ExportError,
     FormatError,

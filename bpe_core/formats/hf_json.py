@@ -7,7 +7,7 @@ serialised with ``vocab`` and ``merges``). Merges are written as
 merge hold a space (``trailing_space`` tokens such as ``"the "``).
 
 How each setting is written (and read back); each pre-tokenizer's row is its
-:attr:`~bpe_core.pretokenizers.PreTokenizerSpec.hf` step:
+:attr:`~bpe_core.registry.pretokenizers.PreTokenizerSpec.hf` step:
 
 =====================  ===========================================================================
 setting                tokenizer.json
@@ -43,11 +43,11 @@ from collections.abc import Callable, Mapping
 
 from regex import escape as regex_escape
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import quote
-from ..pretokenize import SPLIT_BEHAVIORS, HFSplit
-from ..pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec, pretokenizer_spec
-from ..symbols import MARKER, unit_kind
+from ..registry.pretokenizers import PRETOKENIZER_SPECS, PreTokenizerSpec, pretokenizer_spec
+from ..text.pretokenize import SPLIT_BEHAVIORS, HFSplit
+from ..text.symbols import MARKER, unit_kind
 from ._common import (
     WHITESPACE_RUN,
     ExportError,
@@ -137,7 +137,7 @@ def hf_pre_tokenizer(
 ) -> tuple[dict | None, dict | None]:
     """The ``(normalizer, pre_tokenizer)`` JSON blocks of ``tokenizer.json`` for a pre-tokenizer.
 
-    Written from the spec's :attr:`~bpe_core.pretokenizers.PreTokenizerSpec.hf` step (see the table in
+    Written from the spec's :attr:`~bpe_core.registry.pretokenizers.PreTokenizerSpec.hf` step (see the table in
     the module docstring), followed by ``ByteLevel(use_regex=false)`` for the byte unit.
 
     Args:

@@ -31,17 +31,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..encoder import FALLBACKS, Tokenizer
+from ..encoding.encoder import FALLBACKS, Tokenizer
 from ..errors import BPEError, MergeTableError, OptionError, quote
-from ..options import marker_style
-from ..pretokenize import PRETOKENIZERS, REGEX_PATTERNS
-from ..symbols import END_OF_WORD, UNITS, SymbolTable, unit_kind, utf8
-from ..tiebreak import TIE_BREAKS
+from ..registry.options import marker_style
+from ..registry.tie_rules import TIE_BREAKS
+from ..text.pretokenize import PRETOKENIZERS, REGEX_PATTERNS
+from ..text.symbols import END_OF_WORD, UNITS, SymbolTable, unit_kind, utf8
 from ..trace import TrainConfig
 from ._common import ExportError, FormatError, check_pattern, decode_text, parse_json
 
 if TYPE_CHECKING:
-    from ..result import TrainResult
+    from ..training.result import TrainResult
 
 SESSION_FORMAT = "bpe-explorer-session"
 """The ``format`` field of a session file."""

@@ -15,9 +15,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import quote
-from ..pretokenize import GPT4_PATTERN
+from ..text.pretokenize import GPT4_PATTERN
 from ._common import FormatError
 from .gpt2 import load_vocab_merges
 from .tiktoken_ranks import (

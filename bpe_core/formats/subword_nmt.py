@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import MergeTableError, quote
-from ..pretokenizers import pretokenizer_spec
-from ..spelling import Temporaries
-from ..symbols import MARKER
+from ..registry.pretokenizers import pretokenizer_spec
+from ..text.spelling import Temporaries
+from ..text.symbols import MARKER
 from ._common import ExportError, FormatError, decode_text, describe_settings, whitespace_in_merges
 
 VERSION_LINE = "#version: 0.2"

@@ -26,13 +26,13 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-from ..encoder import Tokenizer
+from ..encoding.encoder import Tokenizer
 from ..errors import MergeTableError, quote
-from ..pretokenize import HFSplit
-from ..pretokenizers import GPT2_PATTERN, GPT4_PATTERN
-from ..pretokenizers import O200K_PATTERN as O200K_PATTERN  # re-exported: the trusted patterns live together
-from ..pretokenizers import R50K_PATTERN as R50K_PATTERN
-from ..symbols import SymbolTable, missing_bytes_error
+from ..registry.pretokenizers import GPT2_PATTERN, GPT4_PATTERN
+from ..registry.pretokenizers import O200K_PATTERN as O200K_PATTERN  # re-exported: the trusted patterns live together
+from ..registry.pretokenizers import R50K_PATTERN as R50K_PATTERN
+from ..text.pretokenize import HFSplit
+from ..text.symbols import SymbolTable, missing_bytes_error
 from ._common import (
     ExportError,
     FormatError,

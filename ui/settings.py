@@ -8,6 +8,7 @@ from typing import Any
 from bpe_core.errors import OptionError
 from bpe_core.registry.options import OPTIONS, check_training
 from bpe_core.trace import train_kwargs
+from ui import state
 
 BUDGET_KINDS = {"merges": "Number of merges", "vocab_size": "Vocabulary size"}
 """How the budget is counted: the option it becomes and the label the sidebar shows."""
@@ -35,6 +36,19 @@ class TrainSettings:
     budget: int = OPTIONS["num_merges"].default  # type: ignore[assignment]
     min_frequency: int = OPTIONS["min_frequency"].default  # type: ignore[assignment]
     special_tokens: tuple[str, ...] = ()
+
+    def widget_values(self) -> dict[str, object]:
+        """The sidebar's training widgets' values (session-state key -> value) these settings make."""
+        return {
+            state.PRETOKENIZER: self.pretokenizer,
+            state.UNIT: self.unit,
+            state.END_OF_WORD: self.end_of_word,
+            state.TIE_BREAK: self.tie_break,
+            state.BUDGET_KIND: self.budget_kind,
+            state.BUDGET: self.budget,
+            state.MIN_FREQUENCY: self.min_frequency,
+            state.SPECIALS: ", ".join(self.special_tokens),
+        }
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments for :func:`bpe_core.train` (:func:`bpe_core.trace.train_kwargs`)."""

@@ -336,20 +336,6 @@ def _text_from_link() -> None:
         st.session_state[state.SOURCE] = "Paste"
 
 
-def sidebar_values(settings: TrainSettings) -> dict[str, object]:
-    """The sidebar's training widgets' values (session-state key -> value) that ``settings`` make."""
-    return {
-        state.PRETOKENIZER: settings.pretokenizer,
-        state.UNIT: settings.unit,
-        state.END_OF_WORD: settings.end_of_word,
-        state.TIE_BREAK: settings.tie_break,
-        state.BUDGET_KIND: settings.budget_kind,
-        state.BUDGET: settings.budget,
-        state.MIN_FREQUENCY: settings.min_frequency,
-        state.SPECIALS: ", ".join(settings.special_tokens),
-    }
-
-
 def session_corpus(data: bytes, name: str) -> tuple[str, TrainSettings]:
     """The text and training settings of a session file that holds its corpus text (written by
     :func:`session_file`), checked as a paste and as the sidebar's settings are.
@@ -386,7 +372,7 @@ def _open_session_file() -> None:
     except CorpusInputError as exc:
         st.session_state[state.TRAIN_PROBLEM] = str(exc)
         return
-    st.session_state.update(sidebar_values(settings))
+    st.session_state.update(settings.widget_values())
     st.session_state[state.SOURCE] = "Paste"
     st.session_state[state.PASTE] = text
     st.session_state[state.APPLY_PENDING] = True

@@ -54,17 +54,7 @@ def session_settings(session: Session) -> TrainSettings:
 
 def _apply(settings: TrainSettings) -> None:
     """Callback: put checked training settings into the sidebar and apply them to the current corpus."""
-    values = {
-        state.PRETOKENIZER: settings.pretokenizer,
-        state.UNIT: settings.unit,
-        state.END_OF_WORD: settings.end_of_word,
-        state.TIE_BREAK: settings.tie_break,
-        state.BUDGET_KIND: settings.budget_kind,
-        state.BUDGET: settings.budget,
-        state.MIN_FREQUENCY: settings.min_frequency,
-        state.SPECIALS: ", ".join(settings.special_tokens),
-    }
-    for key, value in values.items():
+    for key, value in settings.widget_values().items():
         st.session_state[key] = value
     st.session_state[state.APPLY_PENDING] = True  # the sidebar trains them as if Train was pressed
 

@@ -16,7 +16,7 @@ def test_stop_reasons_group_thousands():
     assert r.stop_reason == "stopped after 2 of 2,000 merges: no pair is left (every word is a single token)"
     r = bpe_core.train("ab ab cd", num_merges=1500, pretokenizer="whitespace", min_frequency=1200)
     assert r.stop_reason == (
-        "stopped after 0 of 1,500 merges: the most frequent pair occurs 2 time(s), below min_frequency=1,200"
+        "stopped after 0 of 1,500 merges: the most frequent pair occurs 2 times, below min_frequency=1,200"
     )
 
 

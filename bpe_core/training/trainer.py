@@ -320,6 +320,11 @@ def _merges_for_budget(table: SymbolTable, num_merges: int | None, vocab_size: i
     return vocab_size - len(table)
 
 
+def _times(count: int) -> str:
+    """``count`` as "1 time" or "2,345 times", for the stop messages."""
+    return "1 time" if count == 1 else f"{count:,} times"
+
+
 def _check_int(name: str, value: object, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise BudgetError(f"{name} must be an int, got {type(value).__name__}")
@@ -587,11 +592,11 @@ class _Trainer:
             return f"{head}: no pair is left (every word is a single token)"
         if best is None or -best[0] < min_frequency:  # the heap holds only pairs that reached the floor: ask all
             top = max(self.counts.values())
-            return f"{head}: the most frequent pair occurs {top:,} time(s), below min_frequency={min_frequency:,}"
+            return f"{head}: the most frequent pair occurs {_times(top)}, below min_frequency={min_frequency:,}"
         if self.token_text > TOKEN_TEXT_LIMIT:
             return (
                 f"{head}: the learned tokens hold {self.token_text:,} characters in all, over the limit of "
-                f"{TOKEN_TEXT_LIMIT:,}; the pairs left occur {-best[0]:,} time(s) each, so every further merge "
+                f"{TOKEN_TEXT_LIMIT:,}; the pairs left occur {_times(-best[0])} each, so every further merge "
                 "only makes an ever longer token (raise min_frequency or use a pre-tokenizer)"
             )
         return None

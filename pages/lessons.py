@@ -6,8 +6,9 @@ import streamlit as st
 
 from ui import state
 from ui.layout import setup_page
-from ui.lessons import LESSONS
+from ui.lessons import LESSONS, lesson_asked
 from ui.presentation import presenting
+from viz.markdown import code
 
 setup_page("Lessons", training_sidebar=False)
 st.title("Lessons")
@@ -20,6 +21,10 @@ def keep_one_open() -> None:
         st.session_state[state.LESSON] = st.session_state.get(state.LAST_LESSON, titles[0])
 
 
+asked = st.query_params.get(state.LESSON)  # read before the pills, which drop a value that is not a title
+chosen = lesson_asked(asked, titles)
+if chosen is not None and asked not in titles:  # a lesson's number: open that lesson, and the link names it
+    st.session_state[state.LESSON] = titles[chosen]
 title = st.pills(
     "Lesson",
     titles,
@@ -31,6 +36,8 @@ title = st.pills(
 )
 if title not in titles:  # a link with an empty or unknown lesson: the first one
     title = titles[0]
+if asked and asked not in titles and chosen is None:
+    st.info(f"This link asks for lesson {code(asked[:40])}, which is not one of the {len(titles)} lessons below.")
 st.session_state[state.LAST_LESSON] = title
 index = titles.index(title)
 lesson = LESSONS[index]

@@ -477,6 +477,24 @@ def test_clicking_the_open_lesson_keeps_it_open(at):
     assert at.header[0].value == "3. Blocked merge" and at.pills(key=state.LESSON).value == "3. Blocked merge"
 
 
+@pytest.mark.parametrize(
+    ("asked", "header", "notice"),
+    [
+        ("2. Ties", "2. Ties", None),
+        ("2", "2. Ties", None),
+        ("99", "1. Merges form", "`99`"),
+        ("<b>x", "1. Merges form", "`<b>x`"),
+    ],
+)
+def test_a_lesson_link_opens_its_lesson_or_says_it_names_none(asked, header, notice):
+    at = opened_link({state.LESSON: asked}, "pages/lessons.py")
+    assert at.header[0].value == header and at.pills(key=state.LESSON).value == header
+    said = [i.value for i in at.info if "This link asks for lesson" in i.value]
+    assert said == (
+        [] if notice is None else [f"This link asks for lesson {notice}, which is not one of the 9 lessons below."]
+    )
+
+
 def test_lesson_merges_form(at):
     lesson(at, "1. Merges form")
     assert subheaders(at)[0] == "Merge 1 of 10 (rank 0): “e” + “s” → “es”"

@@ -298,7 +298,7 @@ def vocab_tradeoff(i: int) -> None:
 
     steps = build.tradeoff_steps(result.num_merges)
     keys = state.lesson_player(i)
-    step_player(steps, render, keys=keys, label="Vocabulary", source=(label, held_label, n), initial=steps)
+    step_player(steps, render, keys=keys, label="Point on the curves", source=(label, held_label, n), initial=steps)
 
 
 _RENDERS = (
@@ -314,3 +314,24 @@ _RENDERS = (
 )
 LESSONS: list[Lesson] = [Lesson(t.title, t.explanation, r) for t, r in zip(build.LESSON_TEXTS, _RENDERS, strict=True)]
 """Every lesson, in teaching order."""
+
+
+def lesson_asked(asked: str | None, titles: list[str]) -> int | None:
+    """The index of the lesson a link's ``?lesson=`` asks for, or ``None`` when it names none.
+
+    Args:
+        asked: the query parameter as typed: a whole title (``"2. Ties"``, what the page's own links carry) or
+            a lesson's number (``"2"``); ``None`` when the link has none.
+        titles: every lesson's title, in order.
+
+    Returns:
+        A 0-based index into ``titles``, or ``None`` for an absent, empty, unknown or out-of-range value.
+    """
+    if not asked:
+        return None
+    if asked in titles:
+        return titles.index(asked)
+    number = asked.strip()
+    if number.isascii() and number.isdigit() and 1 <= int(number) <= len(titles):
+        return int(number) - 1
+    return None

@@ -133,7 +133,12 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
         "Encoding Shakespeare excerpt (12 KB) gives 5,498 tokens and never uses 14 of the 256; 14 of those are "
         "scaffolds: parts of a merge rule that only built longer tokens."
     )
-    assert [seen(i.value) for i in at.info] == ["No token of this vocabulary is in this list."]  # none unreachable
+    # the lists open on the first that has tokens (none is unreachable, none partial UTF-8), each with its size
+    kind = at.selectbox(key=state.TREE_AUDIT_KIND)
+    assert kind.value == "Never used in the corpus" and not at.info
+    assert kind.options == ["Unreachable (0)", "Partial UTF-8 (0)", "Never used in the corpus (14)", *kind.options[3:]]
+    kind.set_value("Unreachable").run()
+    assert [seen(i.value) for i in at.info] == ["No token of this vocabulary is in this list."]
     at.selectbox(key=state.TREE_AUDIT_KIND).set_value("Scaffolds (never used, part of a merge)").run()
     assert [seen(m.value) for m in at.markdown if m.value.startswith("**Glitch tokens**")] == headline  # once
     table = audit_table(at, "scaffold")
@@ -142,7 +147,7 @@ def test_trees_page_marks_and_lists_the_trained_tables_glitch_tokens():
         0,
         "never used · scaffold",
     ]
-    assert "14 token(s). Click a row to see where the token comes from." in captions(at)
+    assert "14 tokens. Click a row to see where the token comes from." in captions(at)
     choose_row(at, table.key, 0)
     assert not at.exception
     assert "“!” (id 0) is a base symbol: no merge formed it." in tree_captions(at)

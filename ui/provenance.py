@@ -268,14 +268,23 @@ def audit_list(source: Tokenizer | TrainResult, audit: VocabularyAudit, corpus_n
     tokenizer = source.tokenizer if isinstance(source, TrainResult) else source
     st.subheader("Glitch tokens", anchor=AUDIT_ANCHOR)
     st.caption(plain(audit_summary(audit, corpus_name)))
-    label = st.selectbox("List", list(AUDIT_VIEWS), key=state.TREE_AUDIT_KIND)
+    sizes = {label: len(audit_ids(audit, kind)) for label, kind in AUDIT_VIEWS.items()}
+    opened = (corpus_name, *sizes.values())
+    if st.session_state.get(state.TREE_AUDIT_OPENED) != opened:  # another vocabulary: open a list that has tokens
+        st.session_state[state.TREE_AUDIT_OPENED] = opened
+        st.session_state[state.TREE_AUDIT_KIND] = next(
+            (v for v, size in sizes.items() if size), next(iter(AUDIT_VIEWS))
+        )
+    label = st.selectbox(
+        "List", list(AUDIT_VIEWS), key=state.TREE_AUDIT_KIND, format_func=lambda v: f"{v} ({sizes[v]:,})"
+    )
     kind = AUDIT_VIEWS.get(label or "", "unreachable")
     ids = audit_ids(audit, kind)
     if not ids:
         st.info("No token of this vocabulary is in this list.")
         return
     shown = ids[:AUDIT_ROWS]
-    many = left_out(len(shown), len(ids), "tokens") or f"{len(ids):,} token(s)"
+    many = left_out(len(shown), len(ids), "tokens") or ("1 token" if len(ids) == 1 else f"{len(ids):,} tokens")
     st.caption(f"{many[0].upper()}{many[1:]}. Click a row to see where the token comes from.")
     frame = audit_frame(tokenizer, audit, kind, display_of(source), AUDIT_ROWS)
     rule_table(frame, shown, source, key=f"{state.TREE_AUDIT_TABLE}_{kind}", width="stretch")

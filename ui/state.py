@@ -195,6 +195,9 @@ TREE_FROM = "tree_from"
 TREE_NODE = "tree_node"
 TREE_AUDIT = "tree_audit"  # the toggle that audits the vocabulary and marks glitch tokens
 TREE_AUDIT_KIND = "tree_audit_kind"  # which finding the glitch-token list shows
+TREE_AUDIT_OPENED = (
+    "tree_audit_opened"  # the list sizes TREE_AUDIT_KIND was last opened for (a new vocabulary's: reopen)
+)
 TREE_AUDIT_TABLE = "tree_audit_table"
 ENCODE_TREE = "encode_tree"
 

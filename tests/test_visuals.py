@@ -21,6 +21,7 @@ from viz.encode_views import (
 )
 from viz.tokens import (
     FSI,
+    LONG_ROW,
     LRI,
     PALETTE,
     PDI,
@@ -118,6 +119,17 @@ def test_a_token_has_one_colour_in_every_word_and_step():
     for colour, token_id in re.findall(r'style="background:(#[0-9a-f]{6})".*?<small>(\d+)</small>', row):
         assert by_id.setdefault(token_id, colour) == colour
     assert len(by_id) >= 8 and set(by_id.values()) <= set(PALETTE)
+
+
+def test_a_long_row_of_tokens_scrolls_in_a_box_of_its_own():
+    """Trial B: 20,000 characters on the Encode page drew every box in the page's flow, 29,000 px tall."""
+    tok = train(TEXTBOOK, num_merges=5).tokenizer
+    views = token_views(tok, tok.encode_with_trace("low " * LONG_ROW))
+    assert len(views) > LONG_ROW
+    assert tokens_row(views).count('<div class="bpe-row bpe-long">') == 1
+    assert '<div class="bpe-row">' in tokens_row(views[:LONG_ROW]) and "bpe-row bpe-long" not in tokens_row(
+        views[:LONG_ROW]
+    )
 
 
 def test_rewritten_word_halves_wrap_separately():

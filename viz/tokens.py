@@ -48,8 +48,13 @@ _RTL_CLASSES = frozenset({"R", "AL", "AN"})
 WHITESPACE_SYMBOLS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍", "\u00a0": "⍽"}
 """How whitespace is made visible: space ·, tab →, newline ↵, carriage return ␍, no-break space ⍽."""
 
+LONG_ROW = 400
+"""A row of more token boxes than this scrolls inside a box of its own (:data:`STYLE`'s ``bpe-long``): a 20,000
+character text drawn whole made the Encode page 29,000 px tall, with everything below it out of reach."""
+
 STYLE = """<style>
 .bpe-row{display:flex;flex-wrap:wrap;gap:2px;align-items:flex-start;font-family:ui-monospace,monospace;line-height:1.3}
+.bpe-long{max-height:24rem;overflow-y:auto;border-bottom:1px solid #e2e8f0;padding-bottom:4px}
 .bpe-tok{display:inline-flex;flex-direction:column;align-items:center;border:1px solid #94a3b8;border-radius:4px;
 padding:1px 4px;white-space:pre;color:#0f172a}
 .bpe-tok small{font-size:0.65em;color:#475569}
@@ -428,8 +433,9 @@ def tokens_row(
     show_ids: bool = True,
     break_on_newline: bool = True,
 ) -> str:
-    """Escaped HTML for a row of token boxes, coloured by id, wrapping lines at newlines."""
-    parts = [STYLE, '<div class="bpe-row">']
+    """Escaped HTML for a row of token boxes, coloured by id, wrapping lines at newlines; a row of more than
+    :data:`LONG_ROW` boxes scrolls in a box 24rem tall."""
+    parts = [STYLE, '<div class="bpe-row bpe-long">' if len(views) > LONG_ROW else '<div class="bpe-row">']
     for view, slot in zip(views, row_colors(map(color_index, views))):
         parts.append(token_box(view, slot, show_whitespace, show_ids))
         if break_on_newline and view.text.endswith("\n"):

@@ -192,6 +192,10 @@ st.dataframe(
     text_under_runs(test_text, {n: (kind, len(tok), encodings[n].ids) for n, (kind, tok, *_) in shown_runs.items()}),
     hide_index=True,
     width="stretch",
+    column_config={  # counts with thousands separators, ratios with two decimals each
+        **{c: st.column_config.NumberColumn(format="localized") for c in ("vocabulary", "tokens")},
+        **{c: st.column_config.NumberColumn(format="%.2f") for c in ("chars per token", "bytes per token")},
+    },
 )
 groups = [g for g in (list(results), [n for n in shown_runs if n not in results]) if g]
 with st.container(key=WRAP_COLUMNS):  # four runs beside a sidebar: a new row, not labels broken mid-word

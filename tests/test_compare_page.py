@@ -156,7 +156,8 @@ def test_text_under_runs_counts_characters_and_bytes_per_token():
 def test_real_tokenizers_are_runs_beside_the_trained_ones():
     at = compare({state.CMP_TEXT: "Tokenizers see the same text differently: 東京, naïve, 🙂"})
     assert at.multiselect(key=state.CMP_REAL).value == ["GPT-2", "cl100k_base", "o200k_base"]
-    table = at.dataframe[0].value
+    shown = at.dataframe[0]
+    table = shown.value
     assert list(table["run"]) == [
         "A: whitespace_eow/char/separate",
         "B: gpt2/byte",
@@ -171,6 +172,11 @@ def test_real_tokenizers_are_runs_beside_the_trained_ones():
         assert (row["tokens"], row["vocabulary"]) == (len(ids), len(bundled(name)))
         assert row["chars per token"] == round(len(text) / len(ids), 3)
     assert table.set_index("run").loc["GPT-2", "tokenizer"] == "GPT-2, 50,000 merges"
+    formats = {name: c.get("type_config", {}).get("format") for name, c in json.loads(shown.proto.columns).items()}
+    assert [formats[c] for c in ("vocabulary", "tokens", "chars per token", "bytes per token")] == [
+        *["localized"] * 2,
+        *["%.2f"] * 2,
+    ], formats
     headings = [m.value for m in at.markdown if " chars per token" in m.value]
     assert headings[0].startswith("**A: whitespace_eow/char/separate**: 36 tokens, 1.50 chars per token")
     assert headings[2:] == [

@@ -23,8 +23,9 @@ def keep_one_open() -> None:
 
 asked = st.query_params.get(state.LESSON)  # read before the pills, which drop a value that is not a title
 chosen = lesson_asked(asked, titles)
-if chosen is not None and asked not in titles:  # a lesson's number: open that lesson, and the link names it
-    st.session_state[state.LESSON] = titles[chosen]
+if chosen is not None and asked not in titles:  # a lesson's number: the link names the lesson's title instead
+    st.query_params[state.LESSON] = titles[chosen]  # which the pills read, and keep in the URL, like any title
+    st.rerun()
 title = st.pills(
     "Lesson",
     titles,

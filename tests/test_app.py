@@ -489,6 +489,9 @@ def test_clicking_the_open_lesson_keeps_it_open(at):
 def test_a_lesson_link_opens_its_lesson_or_says_it_names_none(asked, header, notice):
     at = opened_link({state.LESSON: asked}, "pages/lessons.py")
     assert at.header[0].value == header and at.pills(key=state.LESSON).value == header
+    if notice is None:  # the link then names the lesson's title, so a link copied after a step keeps the lesson
+        at.button(key=state.lesson_player(2).next).click().run()
+        assert at.query_params[state.LESSON] == header and at.header[0].value == header
     said = [i.value for i in at.info if "This link asks for lesson" in i.value]
     assert said == (
         [] if notice is None else [f"This link asks for lesson {notice}, which is not one of the 9 lessons below."]

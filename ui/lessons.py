@@ -298,7 +298,14 @@ def vocab_tradeoff(i: int) -> None:
 
     steps = build.tradeoff_steps(result.num_merges)
     keys = state.lesson_player(i)
-    step_player(steps, render, keys=keys, label="Point on the curves", source=(label, held_label, n), initial=steps)
+    step_player(
+        steps,
+        render,
+        keys=keys,
+        label=f"Point on the curves (1 to {steps}, merges growing)",
+        source=(label, held_label, n),
+        initial=steps,
+    )
 
 
 _RENDERS = (

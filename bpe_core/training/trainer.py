@@ -159,17 +159,7 @@ def train(
         min_frequency=min_frequency,
         special_tokens=special_tokens,
     )
-    specials: tuple[str, ...] = checked["special_tokens"]  # type: ignore[assignment]
-    config = TrainConfig(
-        pretokenizer=pretokenizer,
-        unit=unit,
-        end_of_word=end_of_word,
-        tie_break=tie_break,
-        min_frequency=min_frequency,
-        special_tokens=specials,
-        num_merges=num_merges,
-        vocab_size=vocab_size,
-    )
+    config = TrainConfig(**checked)  # type: ignore[arg-type]  # the options as checked: 200.0 is 200
     budget = _check_recording(top_k, max_tied, trace_words, max_memory)
     run = TrainRun(config, trace, top_k, max_tied, trace_words, progress, budget)
 
